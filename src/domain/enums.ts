@@ -1,0 +1,74 @@
+// Every enum string of the spec is defined here once and shared by the database columns,
+// the zod schemas, the OpenAPI document and the engine.
+
+export const PRICE_RULE_TYPES = [
+  'Crossing',
+  'Crossing Up',
+  'Crossing Down',
+  'Crossing Step',
+  'Greater Than',
+  'Less Than',
+] as const;
+export type PriceRuleType = (typeof PRICE_RULE_TYPES)[number];
+
+export const CATALOG_RULE_TYPE = 'New or closed events and markets' as const;
+export type CatalogRuleType = typeof CATALOG_RULE_TYPE;
+
+export const SUBSCRIPTION_TYPES = [...PRICE_RULE_TYPES, CATALOG_RULE_TYPE] as const;
+export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
+
+export const SUBSCRIPTION_SCOPES = ['Watchlist', 'Event', 'Market'] as const;
+export type SubscriptionScope = (typeof SUBSCRIPTION_SCOPES)[number];
+
+export const TRIGGER_TYPES = ['One Time', 'Recurring'] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
+
+export const TRIGGER_INTERVALS = ['0m', '5m', '30m', '60m', '6h', '12h', '24h'] as const;
+export type TriggerInterval = (typeof TRIGGER_INTERVALS)[number];
+export const DEFAULT_TRIGGER_INTERVAL: TriggerInterval = '30m';
+
+const MINUTE = 60_000;
+export const TRIGGER_INTERVAL_MS: Record<TriggerInterval, number> = {
+  '0m': 0,
+  '5m': 5 * MINUTE,
+  '30m': 30 * MINUTE,
+  '60m': 60 * MINUTE,
+  '6h': 6 * 60 * MINUTE,
+  '12h': 12 * 60 * MINUTE,
+  '24h': 24 * 60 * MINUTE,
+};
+
+export const STATUS_REASONS = [
+  'Created',
+  'Updated',
+  'Triggered',
+  'Paused by user',
+  'Restarted by user',
+  'Event closed',
+  'Market closed',
+] as const;
+export type StatusReason = (typeof STATUS_REASONS)[number];
+
+export const CHANNEL_TYPES = ['In App', 'Webhook', 'Discord', 'Telegram'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+export const CHANNEL_STATUSES = ['BLOCKED_BY_USER', 'FAILED', 'PENDING', 'READ', 'SENT'] as const;
+export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
+
+export const MATCH_OPERATORS = ['OR', 'AND'] as const;
+export type MatchOperator = (typeof MATCH_OPERATORS)[number];
+
+export const NOTIFICATION_TYPES = ['price_notification', 'event_status_notification'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export const EVENT_STATUS_SCOPES = ['Market', 'Event'] as const;
+export type EventStatusScope = (typeof EVENT_STATUS_SCOPES)[number];
+
+export const EVENT_STATUS_TRIGGERS = ['Open', 'Closed'] as const;
+export type EventStatusTrigger = (typeof EVENT_STATUS_TRIGGERS)[number];
+
+export const CATALOG_CHANGE_KINDS = ['new_event', 'new_market', 'closed_market', 'closed_event'] as const;
+export type CatalogChangeKind = (typeof CATALOG_CHANGE_KINDS)[number];
+
+export const ROLES = ['api', 'engine', 'worker', 'sync', 'bots'] as const;
+export type Role = (typeof ROLES)[number];
