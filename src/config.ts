@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { ROLES, type Role } from './domain/enums.js';
+
+// Every setting of the operating contract (API.md), parsed once at start. Modules receive the
+// parsed object; none reads process.env on its own.
+
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalText = z.string().trim().min(1).optional();
+const url = z.url({ protocol: /^https?$/ });
+
+const roles = z
+  .string()
+  .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+  .pipe(z.array(z.enum(ROLES)).min(1))
+  .transform((list) => new Set<Role>(list));
+
+export const ConfigSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  ROLES: roles.default(new Set<Role>(ROLES)),
+  VENUE: z.enum(['polymarket', 'simulator']).default('polymarket'),
+  GAMMA_URL: url.default('https://gamma-api.polymarket.com'),
+  CLOB_URL: url.default('https://clob.polymarket.com'),
+  CLOB_WS_URL: z.url({ protocol: /^wss?$/ }).default('wss://ws-subscriptions-clob.polymarket.com/ws/market'),
+  SIMULATOR_PORT: int(0, 65535).default(3100),
+  SIMULATOR_SEED: int(0, 2 ** 31 - 1).default(1),
+  SIMULATOR_SCENARIO: optionalText,
+  SIMULATOR_RANDOM_WALK: bool.default(true),
+  SYNC_INTERVAL_MS: int(1000, 86_400_000).default(60_000),
+  ALLOW_PRIVATE_URLS: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
+  WEBHOOK_RETRY_DELAY_MS: int(0, 600_000).default(1000),
+  DISCORD_TOKEN: optionalText,
+  DISCORD_APPLICATION_ID: optionalText,
+  DISCORD_API_URL: url.optional(),
+  DISCORD_GUILD_ID: optionalText,
+  TELEGRAM_BOT_TOKEN: optionalText,
+  TELEGRAM_API_URL: url.default('https://api.telegram.org'),
+  TELEGRAM_WEBHOOK_URL: url.optional(),
+  PUBLIC_URL: url.optional(),
+  RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(120),
+  SEARCH_RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(60),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: int(1024, 10_485_760).default(100_000),
+  MAX_WATCHLISTS: int(1, 100_000).default(100),
+  MAX_SUBSCRIPTIONS: int(1, 1_000_000).default(1000),
+  MAX_QUERY_TERMS: int(1, 1000).default(50),
+  MAX_EVENTS_PER_WATCHLIST: int(1, 100_000).default(500),
+  MAX_CHANNELS_PER_SUBSCRIPTION: int(1, 100).default(8),
+  MAX_TOKENS: int(1, 10_000).default(20),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = Partial<Record<keyof z.input<typeof ConfigSchema>, string | undefined>>;
+
+export class ConfigError extends Error {}
+
+/** Parses settings; empty strings count as unset so `FOO=` in a .env file means "default". */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') input[key] = value;
+  }
+  const parsed = ConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      return `  ${name}=${JSON.stringify(input[name] ?? '')}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid settings:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** The settings as kebab-case CLI flags (`--data-dir`), per the operating contract. */
+export function settingFromFlag(flag: string): string | undefined {
+  const key = flag.replace(/^--/, '').toUpperCase().replaceAll('-', '_');
+  return key in ConfigSchema.shape ? key : undefined;
+}
+
+export const SETTING_NAMES = Object.keys(ConfigSchema.shape);

@@ -1,0 +1,133 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import postgres from 'postgres';
+import * as schema from './schema/index.js';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything that runs queries: the database itself or an open transaction. */
+export type Queryable = Db | Tx;
+
+export type Unlisten = () => Promise<void>;
+
+/**
+ * One handle over PGlite or PostgreSQL. The drizzle query builder is the same on both; the raw
+ * layer (row shape of `execute`, LISTEN) differs, so it is wrapped here and nowhere else.
+ */
+export interface Database {
+  readonly kind: 'pglite' | 'postgres';
+  readonly db: Db;
+  rows<T extends Record<string, unknown>>(query: SQL, on?: Queryable): Promise<T[]>;
+  listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
+  /** Runs `fn` while holding a session-level advisory lock; other holders wait. */
+  withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  /** Takes a session-level advisory lock if it is free; it is held until `release` or close. */
+  tryAdvisoryLock(key: number): Promise<{ release(): Promise<void> } | undefined>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  databaseUrl?: string;
+  dataDir?: string;
+  /** An already open PGlite instance (tests load a migrated template into memory). */
+  pglite?: PGlite;
+  maxConnections?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.maxConnections ?? 10);
+  if (options.pglite) return wrapPglite(options.pglite);
+  const dataDir = options.dataDir ?? './data';
+  await mkdir(dataDir, { recursive: true });
+  return wrapPglite(await PGlite.create(dataDir));
+}
+
+function wrapPglite(pg: PGlite): Database {
+  const db = drizzlePglite(pg, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    async rows<T>(query: SQL, on: Queryable = db) {
+      const result = (await on.execute(query)) as unknown as { rows: T[] };
+      return result.rows;
+    },
+    async listen(channel, onPayload) {
+      const unlisten = await pg.listen(channel, onPayload);
+      return async () => {
+        if (!pg.closed) await unlisten();
+      };
+    },
+    // One PGlite connection per process: there is no one else to wait for.
+    withAdvisoryLock: (_key, fn) => fn(),
+    async tryAdvisoryLock() {
+      return { release: async () => {} };
+    },
+    async close() {
+      if (!pg.closed) await pg.close();
+    },
+  };
+}
+
+function openPostgres(url: string, max: number): Database {
+  const client = postgres(url, { max, onnotice: () => {}, connection: { application_name: 'oddswatch' } });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    kind: 'postgres',
+    db,
+    async rows<T>(query: SQL, on: Queryable = db) {
+      return (await on.execute(query)) as unknown as T[];
+    },
+    async listen(channel, onPayload) {
+      const { unlisten } = await client.listen(channel, (payload) => onPayload(payload));
+      return unlisten;
+    },
+    async withAdvisoryLock(key, fn) {
+      const reserved = await client.reserve();
+      try {
+        await reserved`select pg_advisory_lock(${key})`;
+        return await fn();
+      } finally {
+        await reserved`select pg_advisory_unlock(${key})`.catch(() => {});
+        reserved.release();
+      }
+    },
+    async tryAdvisoryLock(key) {
+      const reserved = await client.reserve();
+      const [row] = await reserved`select pg_try_advisory_lock(${key}) as locked`;
+      if (!row?.locked) {
+        reserved.release();
+        return undefined;
+      }
+      return {
+        async release() {
+          await reserved`select pg_advisory_unlock(${key})`.catch(() => {});
+          reserved.release();
+        },
+      };
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** Runs `fn` in a transaction, or inside the caller's when one is passed. */
+export async function inTransaction<T>(on: Queryable, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (isTransaction(on)) return fn(on);
+  return (on as Db).transaction(fn);
+}
+
+function isTransaction(on: Queryable): on is Tx {
+  return 'rollback' in on && typeof (on as Tx).rollback === 'function';
+}
+
+/** Queues a change-feed notice; delivered on commit, ids only. */
+export function notifyChange(on: Queryable, channel: string, payload: string) {
+  return on.execute(sql`select pg_notify(${channel}, ${payload})`);
+}

@@ -1,0 +1,25 @@
+import { fileURLToPath } from 'node:url';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import { sql } from 'drizzle-orm';
+import type { Database } from './client.js';
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+const MIGRATION_LOCK = 0x0dd5_0001;
+
+/** Applies pending migrations; concurrent starts on one PostgreSQL take turns. */
+export async function migrate(database: Database): Promise<void> {
+  const config = { migrationsFolder: MIGRATIONS_FOLDER };
+  await database.withAdvisoryLock(MIGRATION_LOCK, async () => {
+    if (database.kind === 'pglite') await migratePglite(database.db as never, config);
+    else await migratePostgres(database.db as never, config);
+  });
+}
+
+/** Readiness: the database answers and every migration in the folder is applied. */
+export async function migrationsApplied(database: Database, expected: number): Promise<boolean> {
+  const rows = await database.rows<{ n: number }>(
+    sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+  );
+  return (rows[0]?.n ?? 0) >= expected;
+}

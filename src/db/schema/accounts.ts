@@ -1,0 +1,30 @@
+import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { createdAt, ts } from './columns.js';
+
+export const accounts = pgTable('accounts', {
+  id: text('id').primaryKey(),
+  name: text('name'),
+  isAdmin: boolean('is_admin').notNull().default(false),
+  webhookSecret: text('webhook_secret').notNull(),
+  discordUserId: text('discord_user_id').unique(),
+  telegramUserId: text('telegram_user_id').unique(),
+  createdAt: createdAt(),
+});
+
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at'),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [index('api_tokens_account_idx').on(t.accountId)],
+);

@@ -1,0 +1,116 @@
+import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { CATALOG_CHANGE_KINDS } from '../../domain/enums.js';
+import { ts } from './columns.js';
+
+// The venue's catalog as last synced. Rows are never deleted: a closed event or market stays, so
+// watchlists and notifications keep pointing at something.
+export const catalogEvents = pgTable(
+  'catalog_events',
+  {
+    id: text('id').primaryKey(),
+    slug: text('slug').notNull(),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    image: text('image').notNull().default(''),
+    icon: text('icon').notNull().default(''),
+    active: boolean('active').notNull().default(true),
+    closed: boolean('closed').notNull().default(false),
+    archived: boolean('archived').notNull().default(false),
+    negRisk: boolean('neg_risk').notNull().default(false),
+    startDate: ts('start_date'),
+    endDate: ts('end_date'),
+    volume: doublePrecision('volume').notNull().default(0),
+    volume24hr: doublePrecision('volume_24hr').notNull().default(0),
+    liquidity: doublePrecision('liquidity').notNull().default(0),
+    firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    closedAt: ts('closed_at'),
+  },
+  (t) => [index('catalog_events_slug_idx').on(t.slug), index('catalog_events_open_idx').on(t.closed, t.volume24hr)],
+);
+
+export const catalogMarkets = pgTable(
+  'catalog_markets',
+  {
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => catalogEvents.id),
+    position: integer('position').notNull().default(0),
+    question: text('question').notNull(),
+    slug: text('slug').notNull().default(''),
+    groupItemTitle: text('group_item_title').notNull().default(''),
+    conditionId: text('condition_id').notNull().default(''),
+    outcomes: jsonb('outcomes').$type<string[]>().notNull(),
+    outcomePrices: jsonb('outcome_prices').$type<number[]>().notNull(),
+    clobTokenIds: jsonb('clob_token_ids').$type<string[]>().notNull(),
+    // The first outcome's token: the one price rules watch.
+    yesTokenId: text('yes_token_id').notNull(),
+    image: text('image').notNull().default(''),
+    active: boolean('active').notNull().default(true),
+    closed: boolean('closed').notNull().default(false),
+    archived: boolean('archived').notNull().default(false),
+    volume: doublePrecision('volume').notNull().default(0),
+    volume24hr: doublePrecision('volume_24hr').notNull().default(0),
+    liquidity: doublePrecision('liquidity').notNull().default(0),
+    bestBid: doublePrecision('best_bid'),
+    bestAsk: doublePrecision('best_ask'),
+    lastTradePrice: doublePrecision('last_trade_price'),
+    endDate: ts('end_date'),
+    firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    closedAt: ts('closed_at'),
+  },
+  (t) => [index('catalog_markets_event_idx').on(t.eventId), index('catalog_markets_token_idx').on(t.yesTokenId)],
+);
+
+export const catalogTags = pgTable('catalog_tags', {
+  id: text('id').primaryKey(),
+  slug: text('slug').notNull().unique(),
+  label: text('label').notNull(),
+});
+
+export const catalogEventTags = pgTable(
+  'catalog_event_tags',
+  {
+    eventId: text('event_id')
+      .notNull()
+      .references(() => catalogEvents.id, { onDelete: 'cascade' }),
+    tagId: text('tag_id')
+      .notNull()
+      .references(() => catalogTags.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.tagId] }), index('catalog_event_tags_tag_idx').on(t.tagId)],
+);
+
+// What the sync saw change; the engine and the demo webhooks consume these in id order.
+export const catalogChanges = pgTable(
+  'catalog_changes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: text('kind', { enum: CATALOG_CHANGE_KINDS }).notNull(),
+    eventId: text('event_id').notNull(),
+    marketId: text('market_id'),
+    detectedAt: ts('detected_at').notNull().defaultNow(),
+  },
+  (t) => [index('catalog_changes_event_idx').on(t.eventId)],
+);
+
+export const marketSamples = pgTable(
+  'market_samples',
+  {
+    marketId: text('market_id').notNull(),
+    at: ts('at').notNull(),
+    volume: doublePrecision('volume'),
+    liquidity: doublePrecision('liquidity'),
+    price: doublePrecision('price'),
+  },
+  (t) => [primaryKey({ columns: [t.marketId, t.at] })],
+);
+
+// The engine's last displayed price per token, so a crossing made while it was down is found.
+export const tokenPrices = pgTable('token_prices', {
+  tokenId: text('token_id').primaryKey(),
+  price: doublePrecision('price').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

@@ -1,0 +1,80 @@
+import { bigserial, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { CHANNEL_STATUSES, CHANNEL_TYPES, NOTIFICATION_TYPES } from '../../domain/enums.js';
+import { accounts } from './accounts.js';
+import { createdAt, ts } from './columns.js';
+import type { ChannelSettings } from './subscriptions.js';
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    subscriptionId: text('subscription_id'),
+    type: text('type', { enum: NOTIFICATION_TYPES }).notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    // One firing per subscription, market and detection: a replayed firing hits this key.
+    dedupeKey: text('dedupe_key').notNull(),
+    createdAt: createdAt(),
+    readAt: ts('read_at'),
+  },
+  (t) => [
+    uniqueIndex('notifications_dedupe_idx').on(t.dedupeKey),
+    index('notifications_account_idx').on(t.accountId, t.id),
+  ],
+);
+
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(),
+    notificationId: text('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    channelType: text('channel_type', { enum: CHANNEL_TYPES }).notNull(),
+    settings: jsonb('settings').$type<ChannelSettings>(),
+    status: text('status', { enum: CHANNEL_STATUSES }).notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    dueAt: ts('due_at').notNull().defaultNow(),
+    leaseUntil: ts('lease_until'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('deliveries_notification_channel_idx').on(t.notificationId, t.position),
+    index('deliveries_due_idx').on(t.status, t.dueAt),
+  ],
+);
+
+export const deliveryAttempts = pgTable(
+  'delivery_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => deliveries.id, { onDelete: 'cascade' }),
+    at: ts('at').notNull().defaultNow(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [index('delivery_attempts_delivery_idx').on(t.deliveryId)],
+);
+
+export const demoWebhooks = pgTable(
+  'demo_webhooks',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    active: boolean('active').notNull().default(true),
+    createdAt: createdAt(),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [index('demo_webhooks_account_idx').on(t.accountId)],
+);

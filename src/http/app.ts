@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type Request, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import { apiReference } from '@scalar/express-api-reference';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { authenticateBearer } from '../services/tokens/index.js';
+import type { ServiceContext } from '../services/context.js';
+import { errorHandler, notFoundHandler } from './errors.js';
+import { healthRoutes, type Readiness } from './health.js';
+import { createHttpMetrics } from './metrics.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { byIp, minuteLimiter } from './rate-limit.js';
+import { expressPath, type RouteDef } from './route.js';
+import { accountRoutes } from './routes/account.js';
+import { subscriptionRoutes } from './routes/subscriptions.js';
+import { watchlistRoutes } from './routes/watchlists.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  readiness: Readiness;
+  /** Route groups of later capabilities (search, demo, inbox). */
+  extraRoutes?: RouteDef[];
+}
+
+const REQUEST_ID = /^[\w.:-]{1,100}$/;
+
+export function createApp(deps: AppDeps): Express {
+  const { config, database, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  const metrics = createHttpMetrics();
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+  app.use(metrics.middleware);
+  // The /docs page loads its renderer from a CDN; everything else gets helmet's strict defaults.
+  const docsHeaders = helmet({
+    contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'", 'https://cdn.jsdelivr.net'] } },
+  });
+  const strictHeaders = helmet();
+  app.use((req, res, next) => (req.path === '/docs' ? docsHeaders : strictHeaders)(req, res, next));
+  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
+
+  const routes = [...watchlistRoutes, ...subscriptionRoutes, ...accountRoutes, ...(deps.extraRoutes ?? [])];
+  const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, (req) => `token:${req.auth!.tokenId}`);
+  const publicLimiter = minuteLimiter(config.SEARCH_RATE_LIMIT_PER_MINUTE, byIp);
+  const authenticate: RequestHandler = async (req, _res, next) => {
+    req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'));
+    next();
+  };
+
+  healthRoutes(app, { database, readiness: deps.readiness, registry: metrics.registry });
+  const document = buildOpenApiDocument(routes, config.PUBLIC_URL);
+  app.get('/openapi.json', (_req, res) => void res.json(document));
+  app.get('/docs', apiReference({ url: '/openapi.json', pageTitle: 'Oddswatch API' } as never));
+
+  for (const route of routes) {
+    const guards = route.auth === 'bearer' ? [authenticate, apiLimiter] : [publicLimiter];
+    app[route.method](expressPath(route.path), ...guards, async (req, res) => {
+      const base = { database, config, logger: req.log, requestId: String(req.id) };
+      const request = { params: req.params as Record<string, string>, query: { ...req.query }, body: req.body, req };
+      const result =
+        route.auth === 'bearer'
+          ? await route.handler(bearerContext(base, req), request)
+          : await route.handler(base, request);
+      res.status(route.status ?? 200).json(result);
+    });
+  }
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}
+
+function bearerContext(base: Omit<ServiceContext, 'account' | 'caller'>, req: Request): ServiceContext {
+  const auth = req.auth!;
+  return { ...base, account: auth.account, caller: { kind: 'apiToken', tokenId: auth.tokenId } };
+}

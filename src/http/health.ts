@@ -1,0 +1,25 @@
+import type { Express } from 'express';
+import type { Registry } from 'prom-client';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+
+/** What readiness needs beyond the database answering (for example, migrations applied). */
+export type Readiness = () => Promise<{ ready: boolean; reason?: string }>;
+
+export function healthRoutes(app: Express, deps: { database: Database; readiness: Readiness; registry: Registry }) {
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (req, res) => {
+    try {
+      await deps.database.rows(sql`select 1`);
+      const state = await deps.readiness();
+      if (!state.ready) return void res.status(503).json({ status: 'not ready', error: state.reason ?? 'not ready' });
+      res.json({ status: 'ready' });
+    } catch (err) {
+      req.log.warn({ err }, 'readiness check failed');
+      res.status(503).json({ status: 'not ready', error: 'database unreachable' });
+    }
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.registry.contentType).send(await deps.registry.metrics());
+  });
+}

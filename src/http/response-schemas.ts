@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import {
+  CHANNEL_STATUSES,
+  CHANNEL_TYPES,
+  MATCH_OPERATORS,
+  STATUS_REASONS,
+  SUBSCRIPTION_SCOPES,
+  SUBSCRIPTION_TYPES,
+  TRIGGER_INTERVALS,
+  TRIGGER_TYPES,
+} from '../domain/enums.js';
+
+// The answers' shapes, for the OpenAPI document and the contract tests. Strict objects: the
+// spec says a subscription has no other properties than those listed.
+
+export const ErrorBody = z.strictObject({ error: z.string() }).meta({ id: 'Error' });
+export const Empty = z.strictObject({}).meta({ id: 'Empty' });
+
+export const Watchlist = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    query: z.strictObject({
+      keyphrases: z.array(z.strictObject({ text: z.string(), include: z.boolean() })),
+      tags: z.array(z.strictObject({ tagSlug: z.string(), include: z.boolean() })),
+      searchMatchOperator: z.enum(MATCH_OPERATORS),
+      createdAt: z.string(),
+    }),
+    automaticallyAddMatchingEvents: z.boolean(),
+    events: z.record(z.string(), z.strictObject({ autoFetch: z.boolean(), markets: z.array(z.string()) })),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Watchlist' });
+
+export const WatchlistList = z.strictObject({ watchLists: z.array(Watchlist) });
+export const WatchlistOne = z.strictObject({ watchList: Watchlist });
+
+const ChannelOut = z
+  .strictObject({
+    type: z.enum(CHANNEL_TYPES),
+    settings: z
+      .strictObject({
+        telegramChatId: z.number().optional(),
+        webhookUrl: z.string().optional(),
+        discordWebhookUrl: z.string().optional(),
+      })
+      .optional(),
+    status: z.enum(CHANNEL_STATUSES).optional(),
+  })
+  .meta({ id: 'NotificationChannel' });
+
+export const Subscription = z
+  .strictObject({
+    subscriptionId: z.string(),
+    watchlistId: z.string(),
+    watchlistName: z.string(),
+    eventId: z.string().optional(),
+    eventTitle: z.string().optional(),
+    marketId: z.string().optional(),
+    marketQuestion: z.string().optional(),
+    subscriptionScope: z.enum(SUBSCRIPTION_SCOPES),
+    subscriptionTypeConfig: z.strictObject({
+      type: z.enum(SUBSCRIPTION_TYPES),
+      config: z.strictObject({ params: z.strictObject({ threshold_percent: z.number().optional() }) }),
+    }),
+    rule: z.union([
+      z.strictObject({
+        type: z.enum(SUBSCRIPTION_TYPES),
+        params: z.strictObject({
+          thresholdPercent: z.number(),
+          triggerType: z.enum(TRIGGER_TYPES),
+          triggerInterval: z.enum(TRIGGER_INTERVALS).optional(),
+        }),
+      }),
+      z.strictObject({ type: z.enum(SUBSCRIPTION_TYPES) }),
+    ]),
+    createdAt: z.string(),
+    expiresAt: z.string().nullable(),
+    updatedAt: z.string().nullable(),
+    status: z.strictObject({ enabled: z.boolean(), reason: z.enum(STATUS_REASONS) }),
+    triggerType: z.enum(TRIGGER_TYPES),
+    triggerInterval: z.enum(TRIGGER_INTERVALS).optional(),
+    triggerCount: z.number(),
+    lastTriggeredAt: z.string().nullable(),
+    channels: z.array(ChannelOut),
+  })
+  .meta({ id: 'Subscription' });
+
+export const SubscriptionList = z.strictObject({ subscriptions: z.array(Subscription) });
+export const SubscriptionOne = z.strictObject({ subscription: Subscription });
+
+export const Me = z.strictObject({
+  userId: z.string(),
+  createdAt: z.string(),
+  links: z.strictObject({ discord: z.string().nullable(), telegram: z.string().nullable() }),
+});
+
+export const IssuedToken = z.strictObject({
+  id: z.string(),
+  token: z.string().meta({ description: 'Shown only in this answer' }),
+  name: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+});
+
+export const TokenList = z.strictObject({
+  tokens: z.array(
+    z.strictObject({
+      id: z.string(),
+      name: z.string(),
+      prefix: z.string(),
+      createdAt: z.string(),
+      lastUsedAt: z.string().nullable(),
+      expiresAt: z.string().nullable(),
+    }),
+  ),
+});
+
+export const WebhookSecret = z.strictObject({ secret: z.string() });
+export const NewAccount = z.strictObject({ userId: z.string(), token: z.string() });

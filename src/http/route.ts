@@ -1,0 +1,35 @@
+import type { Request } from 'express';
+import type { z } from 'zod';
+import type { ServiceContext } from '../services/context.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  req: Request;
+}
+
+interface Common {
+  method: Method;
+  /** OpenAPI form: `/watchlists/{watchlistId}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** The service's own input schema: it validates, and the OpenAPI document shows it. */
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  status?: 200 | 201;
+  response: z.ZodType;
+  errors?: number[];
+}
+
+export type RouteDef =
+  | (Common & { auth: 'bearer'; handler(ctx: ServiceContext, r: RouteRequest): Promise<unknown> })
+  | (Common & { auth: 'public'; handler(ctx: Omit<ServiceContext, 'account' | 'caller'>, r: RouteRequest): Promise<unknown> });
+
+export const defineRoutes = (routes: RouteDef[]) => routes;
+
+export const expressPath = (openapiPath: string) => openapiPath.replace(/\{(\w+)\}/g, ':$1');
+export const pathParams = (openapiPath: string) => [...openapiPath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);

@@ -1,0 +1,83 @@
+import * as accounts from '../../services/accounts/index.js';
+import * as tokens from '../../services/tokens/index.js';
+import { CreateTokenInput } from '../../services/tokens/schemas.js';
+import { Empty, IssuedToken, Me, NewAccount, TokenList, WebhookSecret } from '../response-schemas.js';
+import { defineRoutes } from '../route.js';
+
+const tag = 'Account';
+
+export const accountRoutes = defineRoutes([
+  {
+    method: 'get',
+    path: '/me',
+    summary: 'The calling account',
+    tag,
+    auth: 'bearer',
+    response: Me,
+    handler: (ctx) => accounts.getMe({ ctx }),
+  },
+  {
+    method: 'post',
+    path: '/tokens',
+    summary: 'Create an API token (shown once)',
+    tag,
+    auth: 'bearer',
+    body: CreateTokenInput,
+    status: 201,
+    response: IssuedToken,
+    errors: [400, 403],
+    handler: (ctx, { body }) => tokens.createToken({ ctx, input: body }),
+  },
+  {
+    method: 'get',
+    path: '/tokens',
+    summary: "The account's tokens (never the token itself)",
+    tag,
+    auth: 'bearer',
+    response: TokenList,
+    handler: async (ctx) => ({ tokens: await tokens.listTokens({ ctx }) }),
+  },
+  {
+    method: 'delete',
+    path: '/tokens/{tokenId}',
+    summary: 'Revoke a token',
+    tag,
+    auth: 'bearer',
+    response: Empty,
+    errors: [404],
+    handler: async (ctx, { params }) => {
+      await tokens.revokeToken({ ctx, input: params });
+      return {};
+    },
+  },
+  {
+    method: 'get',
+    path: '/webhook-secret',
+    summary: 'The Standard Webhooks signing secret of this account',
+    tag,
+    auth: 'bearer',
+    response: WebhookSecret,
+    handler: (ctx) => accounts.getWebhookSecret({ ctx }),
+  },
+  {
+    method: 'post',
+    path: '/webhook-secret/rotate',
+    summary: 'Replace the signing secret',
+    tag,
+    auth: 'bearer',
+    response: WebhookSecret,
+    handler: (ctx) => accounts.rotateWebhookSecret({ ctx }),
+  },
+  {
+    method: 'post',
+    path: '/admin/accounts',
+    summary: 'Create an account with its first token (admin accounts only)',
+    tag,
+    auth: 'bearer',
+    body: accounts.CreateAccountInput,
+    status: 201,
+    response: NewAccount,
+    errors: [400, 403],
+    handler: (ctx, { body }) => accounts.createAccount({ ctx, input: body ?? {} }),
+  },
+]);

@@ -1,0 +1,97 @@
+import * as subs from '../../services/subscriptions/index.js';
+import { Empty, SubscriptionList, SubscriptionOne } from '../response-schemas.js';
+import { defineRoutes } from '../route.js';
+
+const tag = 'Subscriptions';
+
+export const subscriptionRoutes = defineRoutes([
+  {
+    method: 'post',
+    path: '/subscriptions',
+    summary: 'Create a subscription (alert rule) on a watchlist, event or market',
+    tag,
+    auth: 'bearer',
+    body: subs.CreateSubscriptionInput,
+    status: 201,
+    response: SubscriptionOne,
+    errors: [400, 403, 404],
+    handler: async (ctx, { body }) => ({ subscription: await subs.createSubscription({ ctx, input: body }) }),
+  },
+  {
+    method: 'get',
+    path: '/subscriptions',
+    summary: "List all of the caller's subscriptions",
+    tag,
+    auth: 'bearer',
+    response: SubscriptionList,
+    handler: async (ctx) => ({ subscriptions: await subs.listSubscriptions({ ctx, input: {} }) }),
+  },
+  {
+    method: 'get',
+    path: '/subscriptions/{watchlistId}',
+    summary: "List one watchlist's subscriptions",
+    tag,
+    auth: 'bearer',
+    response: SubscriptionList,
+    errors: [404],
+    handler: async (ctx, { params }) => ({
+      subscriptions: await subs.listSubscriptions({ ctx, input: { watchlistId: params.watchlistId } }),
+    }),
+  },
+  {
+    method: 'get',
+    path: '/subscription/{subscriptionId}',
+    summary: 'Get one subscription',
+    tag,
+    auth: 'bearer',
+    response: SubscriptionOne,
+    errors: [404],
+    handler: async (ctx, { params }) => ({ subscription: await subs.getSubscription({ ctx, input: params }) }),
+  },
+  {
+    method: 'patch',
+    path: '/subscription/{subscriptionId}',
+    summary: 'Update the rule, trigger settings, channels or expiry',
+    tag,
+    auth: 'bearer',
+    body: subs.UpdateSubscriptionInput,
+    response: SubscriptionOne,
+    errors: [400, 403, 404],
+    handler: async (ctx, { params, body }) => ({
+      subscription: await subs.updateSubscription({ ctx, input: { subscriptionId: params.subscriptionId!, body } }),
+    }),
+  },
+  {
+    method: 'post',
+    path: '/subscription/{subscriptionId}/pause',
+    summary: 'Pause a subscription',
+    tag,
+    auth: 'bearer',
+    response: SubscriptionOne,
+    errors: [404],
+    handler: async (ctx, { params }) => ({ subscription: await subs.pauseSubscription({ ctx, input: params }) }),
+  },
+  {
+    method: 'post',
+    path: '/subscription/{subscriptionId}/restart',
+    summary: 'Restart (re-arm) a subscription',
+    tag,
+    auth: 'bearer',
+    response: SubscriptionOne,
+    errors: [404],
+    handler: async (ctx, { params }) => ({ subscription: await subs.restartSubscription({ ctx, input: params }) }),
+  },
+  {
+    method: 'delete',
+    path: '/subscription/{subscriptionId}',
+    summary: 'Delete a subscription',
+    tag,
+    auth: 'bearer',
+    response: Empty,
+    errors: [404],
+    handler: async (ctx, { params }) => {
+      await subs.deleteSubscription({ ctx, input: params });
+      return {};
+    },
+  },
+]);

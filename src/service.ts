@@ -1,0 +1,84 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import type { Config } from './config.js';
+import { migrate, MIGRATIONS_FOLDER, migrationsApplied, openDatabase, type Database } from './db/index.js';
+import type { Logger } from './logger.js';
+import { createApp } from './http/app.js';
+import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
+import { bootstrapFirstAccount } from './services/accounts/index.js';
+
+export interface RunningService {
+  database: Database;
+  /** Base URL of the REST API when the `api` role runs. */
+  url?: string;
+  stop(): Promise<void>;
+}
+
+async function expectedMigrations(): Promise<number> {
+  const journal = JSON.parse(await readFile(`${MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as { entries: unknown[] };
+  return journal.entries.length;
+}
+
+/** Opens the database, migrates, and starts the roles this process runs. */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const started = Date.now();
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    await migrate(database);
+    const deps = { database, config, logger };
+    const first = await bootstrapFirstAccount(deps);
+    if (first) {
+      // Printed once, on the first start with an empty database, so a newcomer can call the API.
+      process.stdout.write(
+        `\n  ★ Oddswatch first start: admin account ${first.userId}\n  ★ API token (shown once): ${first.token}\n\n`,
+      );
+      logger.info({ userId: first.userId }, 'created the first account; its token was printed above');
+    }
+
+    let url: string | undefined;
+    if (config.ROLES.has('api')) {
+      const expected = await expectedMigrations();
+      const app = createApp({
+        ...deps,
+        readiness: async () =>
+          (await migrationsApplied(database, expected)) ? { ready: true } : { ready: false, reason: 'migrations pending' },
+      });
+      const server: Server = await new Promise((resolve, reject) => {
+        const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+        s.once('error', reject);
+      });
+      const { port } = server.address() as AddressInfo;
+      url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+      stops.push(() => closeServer(server));
+    }
+    if (database.kind === 'pglite') {
+      const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR);
+      stops.push(() => admin.close());
+    }
+    logger.info({ url, roles: [...config.ROLES], database: database.kind, startMs: Date.now() - started }, 'Oddswatch started');
+    return {
+      database,
+      url,
+      async stop() {
+        for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop step failed'));
+        await database.close();
+        logger.info('Oddswatch stopped');
+      },
+    };
+  } catch (err) {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await database.close();
+    throw err;
+  }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 10_000).unref();
+  });
+}

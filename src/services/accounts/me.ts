@@ -1,0 +1,20 @@
+import { eq } from 'drizzle-orm';
+import { accounts } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { notFound } from '../errors.js';
+
+export interface Me {
+  userId: string;
+  createdAt: Date;
+  links: { discord: string | null; telegram: string | null };
+}
+
+export async function getMe({ ctx }: { ctx: ServiceContext }): Promise<Me> {
+  const [row] = await ctx.database.db.select().from(accounts).where(eq(accounts.id, ctx.account.id));
+  if (!row) throw notFound('Account not found');
+  return {
+    userId: row.id,
+    createdAt: row.createdAt,
+    links: { discord: row.discordUserId, telegram: row.telegramUserId },
+  };
+}

@@ -1,0 +1,43 @@
+import { eq } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { subscriptionChannels, type ChannelSettings } from '../../db/schema/index.js';
+import { limitExceeded } from '../errors.js';
+import type { Channel } from './schemas.js';
+
+export interface ChannelChecks {
+  maxChannels: number;
+  /** Refuses URLs that must not be called (SSRF guard); throws a validation error. */
+  checkUrl(field: string, url: string): Promise<void>;
+}
+
+/** Validates channels beyond their shape and drops exact duplicates. */
+export async function prepareChannels(channels: Channel[], checks: ChannelChecks): Promise<Channel[]> {
+  const unique = [...new Map(channels.map((c) => [JSON.stringify([c.type, c.settings ?? {}]), c])).values()];
+  if (unique.length > checks.maxChannels) {
+    throw limitExceeded(`Channel limit exceeded: at most ${checks.maxChannels} channels per subscription (MAX_CHANNELS_PER_SUBSCRIPTION)`);
+  }
+  for (const [i, c] of unique.entries()) {
+    if (c.type === 'Webhook') await checks.checkUrl(`channels.${i}.settings.webhookUrl`, c.settings.webhookUrl);
+    if (c.type === 'Discord') await checks.checkUrl(`channels.${i}.settings.discordWebhookUrl`, c.settings.discordWebhookUrl);
+  }
+  return unique;
+}
+
+/** Replaces a subscription's channels. A channel kept as it was keeps its delivery status. */
+export async function writeChannels(tx: Tx, subscriptionId: string, channels: Channel[]): Promise<void> {
+  const before = await tx.select().from(subscriptionChannels).where(eq(subscriptionChannels.subscriptionId, subscriptionId));
+  const statusOf = new Map(before.map((c) => [JSON.stringify([c.type, c.settings ?? {}]), c.status]));
+  await tx.delete(subscriptionChannels).where(eq(subscriptionChannels.subscriptionId, subscriptionId));
+  await tx.insert(subscriptionChannels).values(
+    channels.map((c, position) => {
+      const settings: ChannelSettings = c.settings ?? {};
+      return {
+        subscriptionId,
+        position,
+        type: c.type,
+        settings,
+        status: statusOf.get(JSON.stringify([c.type, settings])) ?? null,
+      };
+    }),
+  );
+}

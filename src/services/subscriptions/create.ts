@@ -1,0 +1,46 @@
+import { count, eq } from 'drizzle-orm';
+import { inTransaction } from '../../db/client.js';
+import { subscriptions } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { limitExceeded } from '../errors.js';
+import { newId } from '../ids.js';
+import { outboundUrlCheck } from '../outbound-urls.js';
+import { parseInput } from '../validate.js';
+import { announceSubscriptionChange } from '../watchlists/changes.js';
+import { requireOwnedWatchlist } from '../watchlists/owned.js';
+import { prepareChannels, writeChannels } from './channels.js';
+import { ruleColumns } from './rule-fields.js';
+import { CreateSubscriptionInput } from './schemas.js';
+import { resolveTarget } from './targets.js';
+import { loadSubscriptionView, type SubscriptionView } from './view.js';
+
+export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
+  const body = parseInput(CreateSubscriptionInput, input);
+  const channels = await prepareChannels(body.channels, {
+    maxChannels: ctx.config.MAX_CHANNELS_PER_SUBSCRIPTION,
+    checkUrl: outboundUrlCheck(ctx),
+  });
+  return inTransaction(ctx.database.db, async (tx) => {
+    await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);
+    const [owned] = await tx.select({ n: count() }).from(subscriptions).where(eq(subscriptions.accountId, ctx.account.id));
+    if ((owned?.n ?? 0) >= ctx.config.MAX_SUBSCRIPTIONS) {
+      throw limitExceeded(`Subscription limit reached: an account may hold ${ctx.config.MAX_SUBSCRIPTIONS} subscriptions (MAX_SUBSCRIPTIONS)`);
+    }
+    const target = await resolveTarget(tx, body.watchlistId, body.subscriptionScope, body.eventId, body.marketId);
+    const id = newId();
+    await tx.insert(subscriptions).values({
+      id,
+      accountId: ctx.account.id,
+      watchlistId: body.watchlistId,
+      scope: body.subscriptionScope,
+      ...target,
+      ...ruleColumns(body.subscriptionTypeConfig, body.triggerType, body.triggerInterval),
+      expiresAt: body.expiresAt ?? null,
+      enabled: true,
+      statusReason: 'Created',
+    });
+    await writeChannels(tx, id, channels);
+    await announceSubscriptionChange(tx, id);
+    return (await loadSubscriptionView(tx, ctx.account.id, id))!;
+  });
+}

@@ -1,0 +1,30 @@
+import type { ServiceContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { parseInput } from '../validate.js';
+import { requireOwnedWatchlist } from '../watchlists/owned.js';
+import { Id } from '../schemas.js';
+import { SUBSCRIPTION_NOT_FOUND } from './owned.js';
+import { SubscriptionIdInput } from './schemas.js';
+import { loadSubscriptionView, loadSubscriptionViews, type SubscriptionView } from './view.js';
+
+/** All of the caller's subscriptions, or one watchlist's (404 when that watchlist is not theirs). */
+export async function listSubscriptions({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { watchlistId?: string };
+}): Promise<SubscriptionView[]> {
+  const { db } = ctx.database;
+  if (input.watchlistId === undefined) return loadSubscriptionViews(db, { accountId: ctx.account.id });
+  const watchlistId = parseInput(Id, input.watchlistId);
+  await requireOwnedWatchlist(db, ctx.account.id, watchlistId);
+  return loadSubscriptionViews(db, { accountId: ctx.account.id, watchlistId });
+}
+
+export async function getSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
+  const { subscriptionId } = parseInput(SubscriptionIdInput, input);
+  const view = await loadSubscriptionView(ctx.database.db, ctx.account.id, subscriptionId);
+  if (!view) throw notFound(SUBSCRIPTION_NOT_FOUND);
+  return view;
+}

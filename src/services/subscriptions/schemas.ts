@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import {
+  CATALOG_RULE_TYPE,
+  CHANNEL_TYPES,
+  PRICE_RULE_TYPES,
+  SUBSCRIPTION_SCOPES,
+  TRIGGER_INTERVALS,
+  TRIGGER_TYPES,
+} from '../../domain/enums.js';
+import { futureDate, Id } from '../schemas.js';
+
+const ThresholdPercent = z
+  .number({ error: 'threshold_percent must be a number' })
+  .gt(0, 'threshold_percent must be greater than 0')
+  .lt(100, 'threshold_percent must be less than 100');
+
+const PriceTypeConfig = z.strictObject({
+  type: z.enum(PRICE_RULE_TYPES),
+  config: z.strictObject({ params: z.strictObject({ threshold_percent: ThresholdPercent }) }),
+});
+const CatalogTypeConfig = z.strictObject({
+  type: z.literal(CATALOG_RULE_TYPE),
+  config: z.strictObject({ params: z.strictObject({}) }).default({ params: {} }),
+});
+
+export const SubscriptionTypeConfig = z
+  .discriminatedUnion('type', [PriceTypeConfig, CatalogTypeConfig], {
+    error: `subscriptionTypeConfig.type must be one of: ${[...PRICE_RULE_TYPES, CATALOG_RULE_TYPE].join(', ')}`,
+  })
+  .refine((c) => c.type !== 'Crossing Step' || c.config.params.threshold_percent <= 50, {
+    message: 'a Crossing Step threshold_percent must be at most 50',
+    path: ['config', 'params', 'threshold_percent'],
+  });
+export type SubscriptionTypeConfig = z.output<typeof SubscriptionTypeConfig>;
+
+const HttpUrl = (field: string) =>
+  z.url({ protocol: /^https?$/, error: `${field} must be an http or https URL` }).max(2048, `${field} is too long`);
+
+// Each channel type carries exactly its own setting (API.md); the spec lists no others.
+export const Channel = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('In App'), settings: z.strictObject({}).optional() }),
+    z.strictObject({ type: z.literal('Webhook'), settings: z.strictObject({ webhookUrl: HttpUrl('webhookUrl') }) }),
+    z.strictObject({
+      type: z.literal('Discord'),
+      settings: z.strictObject({ discordWebhookUrl: HttpUrl('discordWebhookUrl') }),
+    }),
+    z.strictObject({
+      type: z.literal('Telegram'),
+      settings: z.strictObject({
+        telegramChatId: z.number().int('telegramChatId must be an integer').refine((n) => n !== 0, 'telegramChatId must not be 0'),
+      }),
+    }),
+  ],
+  { error: `channel type must be one of: ${CHANNEL_TYPES.join(', ')}` },
+);
+export type Channel = z.output<typeof Channel>;
+
+const Channels = z.array(Channel).min(1, 'give at least one channel');
+const TriggerType = z.enum(TRIGGER_TYPES, { error: `triggerType must be one of: ${TRIGGER_TYPES.join(', ')}` });
+const TriggerInterval = z.enum(TRIGGER_INTERVALS, {
+  error: `triggerInterval must be one of: ${TRIGGER_INTERVALS.join(', ')}`,
+});
+const ExpiresAt = futureDate('expiresAt').nullable();
+
+export const CreateSubscriptionInput = z.strictObject({
+  watchlistId: Id,
+  subscriptionScope: z.enum(SUBSCRIPTION_SCOPES, {
+    error: `subscriptionScope must be one of: ${SUBSCRIPTION_SCOPES.join(', ')}`,
+  }),
+  eventId: Id.optional(),
+  marketId: Id.optional(),
+  subscriptionTypeConfig: SubscriptionTypeConfig,
+  triggerType: TriggerType.default('Recurring'),
+  triggerInterval: TriggerInterval.optional(),
+  channels: Channels,
+  expiresAt: ExpiresAt.optional(),
+});
+export type CreateSubscriptionInput = z.input<typeof CreateSubscriptionInput>;
+
+export const UpdateSubscriptionInput = z
+  .strictObject({
+    subscriptionTypeConfig: SubscriptionTypeConfig.optional(),
+    triggerType: TriggerType.optional(),
+    triggerInterval: TriggerInterval.optional(),
+    channels: Channels.optional(),
+    expiresAt: ExpiresAt.optional(),
+  })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), {
+    message: 'give at least one of subscriptionTypeConfig, triggerType, triggerInterval, channels, expiresAt',
+  });
+export type UpdateSubscriptionInput = z.input<typeof UpdateSubscriptionInput>;
+
+export const SubscriptionIdInput = z.object({ subscriptionId: Id });

@@ -1,0 +1,52 @@
+import { eq, sql } from 'drizzle-orm';
+import { inTransaction } from '../../db/client.js';
+import { subscriptions } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { outboundUrlCheck } from '../outbound-urls.js';
+import { parseInput } from '../validate.js';
+import { announceSubscriptionChange } from '../watchlists/changes.js';
+import { prepareChannels, writeChannels } from './channels.js';
+import { requireOwnedSubscription } from './owned.js';
+import { ruleColumns } from './rule-fields.js';
+import { SubscriptionIdInput, UpdateSubscriptionInput, type SubscriptionTypeConfig } from './schemas.js';
+import { loadSubscriptionView, type SubscriptionView } from './view.js';
+
+type Args = { ctx: ServiceContext; input: { subscriptionId: string; body: unknown } };
+
+/**
+ * `PATCH /subscription/{id}`: the given fields replace the stored ones and the reason becomes
+ * `Updated`; `enabled` is kept (a paused rule stays paused; restart re-arms it).
+ */
+export async function updateSubscription({ ctx, input }: Args): Promise<SubscriptionView> {
+  const { subscriptionId } = parseInput(SubscriptionIdInput, input);
+  const body = parseInput(UpdateSubscriptionInput, input.body);
+  const channels = body.channels
+    ? await prepareChannels(body.channels, {
+        maxChannels: ctx.config.MAX_CHANNELS_PER_SUBSCRIPTION,
+        checkUrl: outboundUrlCheck(ctx),
+      })
+    : undefined;
+  return inTransaction(ctx.database.db, async (tx) => {
+    const row = await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
+    const typeConfig: SubscriptionTypeConfig =
+      body.subscriptionTypeConfig ??
+      (row.thresholdPercent === null
+        ? { type: 'New or closed events and markets', config: { params: {} } }
+        : { type: row.type as Exclude<typeof row.type, 'New or closed events and markets'>, config: { params: { threshold_percent: row.thresholdPercent } } });
+    const triggerType = body.triggerType ?? row.triggerType;
+    const interval = body.triggerInterval ?? row.triggerInterval;
+    await tx
+      .update(subscriptions)
+      .set({
+        ...ruleColumns(typeConfig, triggerType, interval),
+        ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt } : {}),
+        statusReason: 'Updated',
+        updatedAt: new Date(),
+        revision: sql`${subscriptions.revision} + 1`,
+      })
+      .where(eq(subscriptions.id, subscriptionId));
+    if (channels) await writeChannels(tx, subscriptionId, channels);
+    await announceSubscriptionChange(tx, subscriptionId);
+    return (await loadSubscriptionView(tx, ctx.account.id, subscriptionId))!;
+  });
+}

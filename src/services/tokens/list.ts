@@ -1,0 +1,28 @@
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { apiTokens } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+
+export interface TokenSummary {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+/** The account's tokens that are not revoked, newest first (expired ones too, so they can be revoked). */
+export async function listTokens({ ctx }: { ctx: ServiceContext }): Promise<TokenSummary[]> {
+  return ctx.database.db
+    .select({
+      id: apiTokens.id,
+      name: apiTokens.name,
+      prefix: apiTokens.prefix,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      expiresAt: apiTokens.expiresAt,
+    })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.accountId, ctx.account.id), isNull(apiTokens.revokedAt)))
+    .orderBy(desc(apiTokens.id));
+}

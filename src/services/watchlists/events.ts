@@ -1,0 +1,47 @@
+import { eq } from 'drizzle-orm';
+import { inTransaction } from '../../db/client.js';
+import { watchlists } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { parseInput } from '../validate.js';
+import { announceWatchlistChange } from './changes.js';
+import { putEventSelection, removeEventSelection } from './event-selection.js';
+import { requireOwnedWatchlist } from './owned.js';
+import { EventSelection, RemoveEventInput } from './schemas.js';
+import { loadWatchlistView, type WatchlistView } from './view.js';
+import { Id } from '../schemas.js';
+
+type Target = { watchlistId: string; eventId: string };
+
+/** `PUT /watchlists/{id}/events/{eventId}`: adds the event, or replaces its selection. */
+export async function putWatchlistEvent({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: Target & { body: unknown };
+}): Promise<WatchlistView> {
+  const watchlistId = parseInput(Id, input.watchlistId);
+  const eventId = parseInput(Id, input.eventId);
+  const selection = parseInput(EventSelection, input.body ?? {});
+  return inTransaction(ctx.database.db, async (tx) => {
+    await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
+    await putEventSelection(tx, watchlistId, eventId, selection, ctx.config.MAX_EVENTS_PER_WATCHLIST);
+    await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
+    await announceWatchlistChange(tx, watchlistId);
+    return (await loadWatchlistView(tx, ctx.account.id, watchlistId))!;
+  });
+}
+
+export async function removeWatchlistEvent({ ctx, input }: { ctx: ServiceContext; input: Target }): Promise<WatchlistView> {
+  const { watchlistId, eventId } = parseInput(RemoveEventInput, input);
+  return inTransaction(ctx.database.db, async (tx) => {
+    await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
+    if (!(await removeEventSelection(tx, watchlistId, eventId))) {
+      throw notFound(`Event ${eventId} is not in this watchlist`);
+    }
+    await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
+    await announceWatchlistChange(tx, watchlistId);
+    return (await loadWatchlistView(tx, ctx.account.id, watchlistId))!;
+  });
+}

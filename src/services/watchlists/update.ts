@@ -1,0 +1,63 @@
+import { eq } from 'drizzle-orm';
+import { inTransaction } from '../../db/client.js';
+import { watchlists } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { conflict, validationError } from '../errors.js';
+import { parseInput } from '../validate.js';
+import { announceWatchlistChange } from './changes.js';
+import { requireOwnedWatchlist } from './owned.js';
+import { buildQuery, usesKeyphrases, usesTags } from './query-terms.js';
+import { UpdateKeyphrasesInput, UpdateTagsInput, UpdateWatchlistInput, WatchlistIdInput } from './schemas.js';
+import { loadWatchlistView, type WatchlistView } from './view.js';
+
+type Args = { ctx: ServiceContext; input: { watchlistId: string; body: unknown } };
+
+export async function updateWatchlist({ ctx, input }: Args): Promise<WatchlistView> {
+  const { watchlistId } = parseInput(WatchlistIdInput, input);
+  const body = parseInput(UpdateWatchlistInput, input.body);
+  return inTransaction(ctx.database.db, async (tx) => {
+    await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
+    await tx
+      .update(watchlists)
+      .set({ name: body.name, automaticallyAddMatchingEvents: body.automaticallyAddMatchingEvents, updatedAt: new Date() })
+      .where(eq(watchlists.id, watchlistId));
+    await announceWatchlistChange(tx, watchlistId);
+    return (await loadWatchlistView(tx, ctx.account.id, watchlistId))!;
+  });
+}
+
+/** `PATCH …/query/tags`: only for a watchlist that does not use keyphrases; needs an included tag. */
+export async function updateWatchlistTags({ ctx, input }: Args): Promise<void> {
+  const { watchlistId } = parseInput(WatchlistIdInput, input);
+  const { tags, operator } = parseInput(UpdateTagsInput, input.body);
+  if (!tags.some((t) => t.include)) {
+    throw validationError('Give at least one valid tag to include (includeTags, or tags with include: true)');
+  }
+  await inTransaction(ctx.database.db, async (tx) => {
+    const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
+    if (usesKeyphrases(row.query)) {
+      throw conflict('This watchlist uses keyphrases; update it with PATCH /watchlists/{watchlistId}/query/keyphrases');
+    }
+    const query = buildQuery({ tags, operator }, ctx.config.MAX_QUERY_TERMS);
+    await tx.update(watchlists).set({ query, updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
+    await announceWatchlistChange(tx, watchlistId);
+  });
+}
+
+/** `PATCH …/query/keyphrases`: only for a watchlist that does not use tags. */
+export async function updateWatchlistKeyphrases({ ctx, input }: Args): Promise<void> {
+  const { watchlistId } = parseInput(WatchlistIdInput, input);
+  const { keyphrases, matchOperator } = parseInput(UpdateKeyphrasesInput, input.body);
+  if (!keyphrases.some((k) => k.include)) {
+    throw validationError('Give at least one keyphrase with include: true');
+  }
+  await inTransaction(ctx.database.db, async (tx) => {
+    const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
+    if (usesTags(row.query)) {
+      throw conflict('This watchlist uses tags; update it with PATCH /watchlists/{watchlistId}/query/tags');
+    }
+    const query = buildQuery({ keyphrases, operator: matchOperator }, ctx.config.MAX_QUERY_TERMS);
+    await tx.update(watchlists).set({ query, updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
+    await announceWatchlistChange(tx, watchlistId);
+  });
+}
