@@ -16,8 +16,6 @@ export const REDACT_PATHS = [
   '*.webhookUrl',
   'discordWebhookUrl',
   '*.discordWebhookUrl',
-  'url',
-  '*.url',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

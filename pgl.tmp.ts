@@ -1,0 +1,15 @@
+import { PGlite } from '@electric-sql/pglite';
+import { openDatabase, migrate } from './src/db/index.js';
+let t = Date.now();
+const pg = new PGlite();
+const d = await openDatabase({ pglite: pg });
+await migrate(d);
+console.log('init+migrate', Date.now() - t);
+t = Date.now();
+const blob = await pg.dumpDataDir('none');
+console.log('dump', Date.now() - t, blob.size);
+t = Date.now();
+const pg2 = new PGlite({ loadDataDir: blob });
+await pg2.waitReady;
+console.log('load', Date.now() - t, (await pg2.query('select count(*) from accounts')).rows);
+console.log(process.memoryUsage().rss/1e6);
