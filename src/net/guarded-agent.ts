@@ -34,6 +34,8 @@ export function createGuardedLookup(options: SsrfOptions): LookupFunction {
 }
 
 type ConnectCallback = (err: Error | null, stream: Duplex) => void;
+// Node's callback type wants a stream even alongside an error; on error it is never read.
+const noStream = undefined as unknown as Duplex;
 
 // Node skips `lookup` when the host is an IP literal, so literals are checked before connecting.
 function guardedConnection(
@@ -47,7 +49,7 @@ function guardedConnection(
   if (isIP(host)) {
     const why = addressRefusal(host, guard);
     if (why) {
-      callback?.(refused(host, why), undefined as unknown as Duplex);
+      callback?.(refused(host, why), noStream);
       return undefined;
     }
   }
@@ -83,12 +85,12 @@ class GuardedHttpsAgent extends https.Agent {
 }
 
 export interface GuardedAgentOptions extends SsrfOptions {
-  protocol: 'http:' | 'https:';
+  protocol?: 'http:' | 'https:';
   keepAlive?: boolean;
   maxSockets?: number;
 }
 
-export function createGuardedAgent({ protocol, keepAlive = true, maxSockets = 256, ...guard }: GuardedAgentOptions) {
+export function createGuardedAgent({ protocol = 'https:', keepAlive = true, maxSockets = 256, ...guard }: GuardedAgentOptions) {
   const agentOptions = { keepAlive, maxSockets, keepAliveMsecs: 1000 };
   return protocol === 'https:' ? new GuardedHttpsAgent(guard, agentOptions) : new GuardedHttpAgent(guard, agentOptions);
 }
