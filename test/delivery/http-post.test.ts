@@ -83,6 +83,23 @@ describe('postJson', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
+  it('guards https connections the same way, for literals and for names', async () => {
+    const literal = await networkError(postJson('https://127.0.0.1:9/', {}, { timeoutMs: 1000, allowPrivate: false }));
+    expect(literal).toMatchObject({ kind: 'unsafe_address', message: 'refused to connect to 127.0.0.1: a loopback address' });
+    const named = await networkError(postJson('https://localhost:9/', {}, { timeoutMs: 1000, allowPrivate: false }));
+    expect(named.kind).toBe('unsafe_address');
+  });
+
+  it('refuses cloud metadata at connect time even when private addresses are allowed', async () => {
+    const literal = await networkError(postJson('http://169.254.169.254/', {}, { timeoutMs: 1000, allowPrivate: true }));
+    expect(literal.message).toContain('cloud metadata');
+    const named = await networkError(
+      postJson('http://metadata.google.internal/', {}, { timeoutMs: 1000, allowPrivate: true }),
+    );
+    expect(named).toMatchObject({ kind: 'unsafe_address' });
+    expect(named.message).toContain('cloud metadata');
+  });
+
   it('reuses kept-alive connections between requests', async () => {
     const ports = new Set<number | undefined>();
     receiver = await startReceiver((_req, res) => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_RETRY_RULES, nextAttempt } from '../../src/delivery/retry-policy.js';
+import { CHANNEL_RETRY_RULES, nextAttempt, type DeliveryStatus } from '../../src/delivery/retry-policy.js';
 import type { SendResult } from '../../src/delivery/senders/types.js';
+import { createWebhookSender } from '../../src/delivery/senders/webhook.js';
+import { job } from './support/payloads.js';
+import { json, startReceiver } from './support/receiver.js';
 
 const sent: SendResult = { outcome: 'sent', statusCode: 200, durationMs: 5 };
 const transient: SendResult = { outcome: 'retry', statusCode: 500, durationMs: 5 };
@@ -70,5 +73,32 @@ describe('retry policy', () => {
     }
     expect(status).toBe('FAILED');
     expect(attempt - 1).toBe(8); // 5 free retries + 3 counted attempts
+  });
+});
+
+describe('webhook sender with the retry policy', () => {
+  async function deliver(answers: number[]) {
+    let call = 0;
+    const receiver = await startReceiver((_req, res) => json(res, answers[call++] ?? 200, {}));
+    const sender = createWebhookSender({ allowPrivate: true, timeoutMs: 1000 });
+    let status: DeliveryStatus = 'PENDING';
+    let attempt = 0;
+    while (status === 'PENDING') {
+      attempt++;
+      const result = await sender.send(job({ attempt, settings: { webhookUrl: receiver.url } }));
+      status = nextAttempt({ attempt, result, retryDelayMs: 0 }).status;
+    }
+    await receiver.close();
+    return { status, ids: receiver.requests.map((r) => r.headers['webhook-id']) };
+  }
+
+  it('a receiver failing twice then answering 200 is SENT on the third attempt, same webhook-id each time', async () => {
+    expect(await deliver([500, 503, 200])).toEqual({ status: 'SENT', ids: ['ntf_01', 'ntf_01', 'ntf_01'] });
+  });
+
+  it('a receiver failing three times is FAILED after exactly 3 attempts', async () => {
+    const { status, ids } = await deliver([500, 500, 500, 200]);
+    expect(status).toBe('FAILED');
+    expect(ids).toHaveLength(3);
   });
 });
