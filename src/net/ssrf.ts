@@ -53,7 +53,7 @@ export function isMetadataHostname(hostname: string): boolean {
 export function addressRefusal(ip: string, { allowPrivate }: SsrfOptions): string | null {
   if (!ipaddr.isValid(ip)) return 'not an IP address';
   const parsed = ipaddr.process(ip); // IPv4-mapped IPv6 becomes the IPv4 address it carries
-  if (METADATA_ADDRESSES.has(parsed.toNormalizedString()) || METADATA_ADDRESSES.has(parsed.toString())) {
+  if (METADATA_ADDRESSES.has(parsed.toString())) {
     return 'a cloud metadata address';
   }
   if (allowPrivate) return null;
