@@ -1,0 +1,87 @@
+import { postJson } from '../../net/http-post.js';
+import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
+import { summarizeNotification } from './summary.js';
+import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export interface TelegramMessage {
+  text: string;
+  reply_markup: { inline_keyboard: { text: string; url: string }[][] };
+}
+
+export function formatTelegramMessage(payload: Record<string, unknown>, links: DeliveryJob['links']): TelegramMessage {
+  const s = summarizeNotification(payload);
+  const lines = [`<b>${escapeHtml(s.headline)}</b>`, escapeHtml(s.title)];
+  const line = (label: string, value: string | undefined) => {
+    if (value) lines.push(`${label}: <b>${escapeHtml(value)}</b>`);
+  };
+  line('Price', s.price);
+  line('Threshold', s.threshold);
+  line('Outcomes', s.outcomes);
+  if (s.title !== s.eventTitle) line('Event', s.eventTitle);
+  line('Watchlist', s.watchlistName);
+  const buttons = [{ text: 'Open market', url: links.venueUrl }];
+  if (links.chartUrl) buttons.push({ text: 'Chart', url: links.chartUrl });
+  return { text: lines.join('\n'), reply_markup: { inline_keyboard: [buttons] } };
+}
+
+export interface TelegramSenderOptions {
+  botToken?: string;
+  apiRoot?: string;
+  timeoutMs?: number;
+}
+
+interface BotApiAnswer {
+  ok?: boolean;
+  description?: string;
+  parameters?: { retry_after?: number };
+}
+
+/**
+ * The request URL holds the bot token, and a Bot API answer may echo it: every error text passes
+ * through here before it can reach an attempt record or a log.
+ */
+export function redactToken(text: string, botToken: string | undefined): string {
+  const scrubbed = botToken ? text.split(botToken).join('[redacted]') : text;
+  return scrubbed.replace(/\d{5,}:[A-Za-z0-9_-]{30,}/g, '[redacted]');
+}
+
+export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram.org', timeoutMs = 5000 }: TelegramSenderOptions): ChannelSender {
+  const endpoint = `${apiRoot.replace(/\/+$/, '')}/bot${botToken}/sendMessage`;
+  return {
+    async send(job: DeliveryJob): Promise<SendResult> {
+      if (!botToken) return { outcome: 'failed', error: 'Telegram bot is not configured', durationMs: 0 };
+      const chatId = job.settings.telegramChatId;
+      if (chatId === undefined || chatId === '') {
+        return { outcome: 'failed', error: 'The Telegram channel has no telegramChatId', durationMs: 0 };
+      }
+      const message = formatTelegramMessage(job.payload, job.links);
+      const body = { chat_id: chatId, parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...message };
+      try {
+        // The API root is operator configuration, not user input: a local Bot API server is allowed.
+        const response = await postJson(endpoint, body, { allowPrivate: true, timeoutMs });
+        const { statusCode, durationMs } = response;
+        const answer = (parseJsonObject(response.body) ?? {}) as BotApiAnswer;
+        const error = redactToken(`Telegram HTTP ${statusCode}: ${answer.description ?? 'no description'}`, botToken);
+        if (isSuccess(statusCode) && answer.ok === true) return { outcome: 'sent', statusCode, durationMs };
+        if (statusCode === 403) return { outcome: 'blocked', statusCode, durationMs, error };
+        if (statusCode === 429) {
+          const seconds = answer.parameters?.retry_after;
+          const retryAfterMs = typeof seconds === 'number' ? Math.ceil(seconds * 1000) : undefined;
+          return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error };
+        }
+        if (statusCode === 401 || statusCode === 404) {
+          return { outcome: 'failed', statusCode, durationMs, error: `Telegram rejected the bot token (HTTP ${statusCode})` };
+        }
+        const transient = statusCode >= 500 || isSuccess(statusCode);
+        return { outcome: transient ? 'retry' : 'failed', statusCode, durationMs, error };
+      } catch (err) {
+        const result = networkFailure(err);
+        return { ...result, error: redactToken(result.error ?? '', botToken) };
+      }
+    },
+  };
+}

@@ -1,0 +1,35 @@
+export interface ChannelSettings {
+  webhookUrl?: string;
+  discordWebhookUrl?: string;
+  telegramChatId?: number | string;
+}
+
+export interface DeliveryJob {
+  notificationId: string;
+  /** 1-based number of this try. */
+  attempt: number;
+  /** The notification payload as stored: a price_notification or event_status_notification. */
+  payload: Record<string, unknown>;
+  settings: ChannelSettings;
+  /** The account's Standard Webhooks secret (`whsec_…`). */
+  signingSecret?: string;
+  links: { venueUrl: string; chartUrl?: string };
+}
+
+/**
+ * sent: delivered. retry: transient (timeout, network, 5xx, 429), the retry policy decides.
+ * failed: permanent, retrying cannot help. blocked: the recipient blocked us (BLOCKED_BY_USER).
+ */
+export type SendOutcome = 'sent' | 'retry' | 'failed' | 'blocked';
+
+export interface SendResult {
+  outcome: SendOutcome;
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+  retryAfterMs?: number;
+}
+
+export interface ChannelSender {
+  send(job: DeliveryJob): Promise<SendResult>;
+}

@@ -1,0 +1,63 @@
+import { Webhook } from 'standardwebhooks';
+import { postJson } from '../../net/http-post.js';
+import { httpError, isSuccess, networkFailure, parseRetryAfter } from './http-result.js';
+import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
+
+export const WEBHOOK_USER_AGENT = 'Oddswatch-Webhook/1.0';
+
+export interface WebhookSenderOptions {
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  now?: () => Date;
+}
+
+/** Standard Webhooks headers; the id is the notification id so every attempt carries the same one. */
+export function signatureHeaders(
+  notificationId: string,
+  body: string,
+  secret: string | undefined,
+  at: Date,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'webhook-id': notificationId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+  };
+  if (secret) headers['webhook-signature'] = new Webhook(secret).sign(notificationId, at, body);
+  return headers;
+}
+
+/**
+ * The spec counts any non-2xx answer as a failed delivery that is retried (3 attempts in all), so
+ * every non-2xx is 'retry' and the retry policy caps the attempts; 429 carries its Retry-After.
+ */
+export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () => new Date() }: WebhookSenderOptions): ChannelSender {
+  return {
+    async send(job: DeliveryJob): Promise<SendResult> {
+      const url = job.settings.webhookUrl;
+      if (!url) return { outcome: 'failed', error: 'The Webhook channel has no webhookUrl', durationMs: 0 };
+      const body = JSON.stringify(job.payload);
+      try {
+        const response = await postJson(url, body, {
+          allowPrivate,
+          timeoutMs,
+          headers: {
+            'user-agent': WEBHOOK_USER_AGENT,
+            'content-type': 'application/json',
+            ...signatureHeaders(job.notificationId, body, job.signingSecret, now()),
+          },
+        });
+        const { statusCode, durationMs } = response;
+        if (isSuccess(statusCode)) return { outcome: 'sent', statusCode, durationMs };
+        return {
+          outcome: 'retry',
+          statusCode,
+          durationMs,
+          error: httpError(response),
+          retryAfterMs: statusCode === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined,
+        };
+      } catch (err) {
+        return networkFailure(err);
+      }
+    },
+  };
+}
