@@ -7,9 +7,11 @@ export interface RetryPolicy {
   retries: number;
   minDelayMs: number;
   maxDelayMs: number;
+  /** A longer Retry-After than this is cut short (a misconfigured venue must not stall a sync). */
+  maxRetryAfterMs?: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 4, minDelayMs: 250, maxDelayMs: 10_000 };
+export const DEFAULT_RETRY: RetryPolicy = { retries: 4, minDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
 
 export class HttpError extends Error {
   constructor(
@@ -61,7 +63,7 @@ export async function requestJson(req: JsonRequest): Promise<unknown> {
     onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
       req.logger.debug({ path: pathOf(req.url), attemptNumber, retriesLeft, err: error.message }, 'venue request failed');
       if (retriesLeft > 0 && error instanceof HttpError && error.retryAfterMs !== null) {
-        await sleep(Math.min(error.retryAfterMs, policy.maxDelayMs * 6));
+        await sleep(Math.min(error.retryAfterMs, policy.maxRetryAfterMs ?? 60_000));
       }
     },
   });
