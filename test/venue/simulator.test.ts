@@ -70,6 +70,15 @@ describe('venue simulator', () => {
     expect(markets[0].events[0]).toEqual({ id: expect.any(String), slug: expect.any(String), title: expect.any(String) });
   });
 
+  it('filters by repeated ids and by tag', async () => {
+    const [a, b] = [...s.sim.state.events.values()];
+    const both = (await getJson(`${s.urls.gammaUrl}/events?id=${a?.id}&id=${b?.id}`)).json;
+    expect(both.map((e: { id: string }) => e.id)).toEqual([a?.id, b?.id]);
+    const crypto = (await getJson(`${s.urls.gammaUrl}/events?tag_slug=crypto&limit=500`)).json;
+    expect(crypto.length).toBeGreaterThan(0);
+    expect(crypto.every((e: { tags: { slug: string }[] }) => e.tags.some((t) => t.slug === 'crypto'))).toBe(true);
+  });
+
   it('answers 404 for unknown ids and slugs', async () => {
     const g = s.urls.gammaUrl;
     for (const path of ['/events/1', '/events/slug/nope', '/markets/1', '/tags/slug/nope', '/book?token_id=123']) {
@@ -177,6 +186,23 @@ describe('venue simulator', () => {
     const { json } = await getJson(`${s.urls.controlUrl}/state`);
     expect(json.events.length).toBeGreaterThanOrEqual(300);
     expect(json.tokens[0]).toEqual({ tokenId: expect.any(String), marketId: expect.any(String), bestBid: expect.any(Number), bestAsk: expect.any(Number), lastTradePrice: expect.any(Number), price: expect.any(Number) });
+  });
+});
+
+describe('venue simulator scenario', () => {
+  it('adds the scenario events after the generated catalog', async () => {
+    const sim = createSimulator({
+      port: 0,
+      seed: 3,
+      randomWalk: false,
+      tickIntervalMs: 100,
+      logger: silent,
+      eventCount: 5,
+      scenario: { events: [{ title: 'Scenario event', slug: 'scenario-event', tags: ['politics'], markets: [{ question: 'Will it?', price: 0.9 }] }] },
+    });
+    const events = [...sim.state.events.values()];
+    expect(events).toHaveLength(6);
+    expect(events.at(-1)).toMatchObject({ slug: 'scenario-event', closed: false });
   });
 });
 
