@@ -78,7 +78,9 @@ export function createMarketStream(options: MarketStreamOptions): MarketStream {
       const shard = shardOf.get(t);
       if (!shard) continue;
       shardOf.delete(t);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), t]);
+      const list = byShard.get(shard) ?? [];
+      list.push(t);
+      byShard.set(shard, list);
     }
     for (const [shard, tokens] of byShard) {
       shard.remove(tokens);

@@ -95,8 +95,4 @@ export const EventsKeysetPageSchema = z.object({
   events: z.array(z.unknown()),
   next_cursor: z.string().nullish(),
 });
-export const MarketsKeysetPageSchema = z.object({
-  markets: z.array(z.unknown()),
-  next_cursor: z.string().nullish(),
-});
 export const ArrayPageSchema = z.array(z.unknown());

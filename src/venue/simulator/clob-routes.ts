@@ -32,7 +32,7 @@ export function clobRoutes(state: SimState): Router {
   router.post('/books', (req, res) => {
     const tokens = BooksBody.parse(req.body).map((t) => t.token_id);
     state.stats.booksRequests += 1;
-    state.stats.booksTokens.push(...tokens);
+    for (const t of tokens) state.stats.booksTokens.add(t);
     const books = tokens.map((t) => state.books.get(t)).filter((b): b is TokenBook => b !== undefined);
     res.json(books.map((b) => restBook(b, negRiskOf(b))));
   });

@@ -1,11 +1,11 @@
 import { Router, type Response } from 'express';
+import { bestAsk, bestBid, displayedPrice } from './books.js';
 import { addEvent, SimError } from './catalog.js';
 import { gammaEvent, gammaMarket } from './gamma-format.js';
 import { ControlDisconnectInput, ControlEventInput, ControlPriceInput } from './schemas.js';
 import type { SimEvent, SimMarket, SimState } from './state.js';
 import { marketResolvedMessage, newMarketMessage, type WireMessage } from './wire.js';
 import type { WsHub } from './ws-hub.js';
-import { bestAsk, bestBid, displayedPrice } from './books.js';
 
 /** The test and demo controls of API.md ("Simulator control"). */
 export function controlRoutes(state: SimState, hub: WsHub): Router {

@@ -56,7 +56,7 @@ export class SimState {
   readonly events = new Map<string, SimEvent>();
   readonly markets = new Map<string, SimMarket>();
   readonly books = new Map<string, TokenBook>();
-  readonly stats = { booksRequests: 0, booksTokens: [] as string[] };
+  readonly stats = { booksRequests: 0, booksTokens: new Set<string>() };
   nextEventId = 16000;
   nextMarketId = 500000;
 
