@@ -63,8 +63,7 @@ export function gammaMarket(state: SimState, m: SimMarket, withEvents = false) {
 
 /** An event exactly as `GET /events/{id}` shows it, markets and tags included. */
 export function gammaEvent(state: SimState, e: SimEvent) {
-  const markets = e.marketIds.map((id) => state.markets.get(id) as SimMarket);
-  const sum = (f: (m: SimMarket) => number) => round4(markets.reduce((acc, m) => acc + f(m), 0));
+  const totals = state.eventTotals(e);
   return {
     id: e.id,
     ticker: e.slug,
@@ -84,15 +83,15 @@ export function gammaEvent(state: SimState, e: SimEvent) {
     new: false,
     featured: false,
     restricted: true,
-    liquidity: sum((m) => m.liquidity),
-    volume: sum((m) => m.volume),
+    liquidity: totals.liquidity,
+    volume: totals.volume,
     openInterest: 0,
-    volume24hr: sum((m) => m.volume24hr),
+    volume24hr: totals.volume24hr,
     createdAt: iso(e.createdAtMs),
     enableOrderBook: true,
     negRisk: e.negRisk,
     commentCount: 0,
-    markets: markets.map((m) => gammaMarket(state, m)),
+    markets: state.marketsOf(e).map((m) => gammaMarket(state, m)),
     tags: e.tagIds.map((id) => state.tags.get(id)),
   };
 }

@@ -74,9 +74,8 @@ function sortRows<T extends Row>(rows: T[], q: Query): T[] {
 export function gammaRoutes(state: SimState, options: GammaRouteOptions): Router {
   const router = Router();
   const eventRow = (e: SimEvent): Row & { e: SimEvent } => {
-    const ms = e.marketIds.map((id) => state.markets.get(id) as SimMarket);
-    const sum = (f: (m: SimMarket) => number) => ms.reduce((acc, m) => acc + f(m), 0);
-    return { e, id: e.id, slug: e.slug, closed: e.closed, tagIds: e.tagIds, sortable: { id: Number(e.id), volume: sum((m) => m.volume), volume24hr: sum((m) => m.volume24hr), liquidity: sum((m) => m.liquidity), startDate: e.createdAtMs, endDate: e.endDateMs } };
+    const sortable = { id: Number(e.id), ...state.eventTotals(e), startDate: e.createdAtMs, endDate: e.endDateMs };
+    return { e, id: e.id, slug: e.slug, closed: e.closed, tagIds: e.tagIds, sortable };
   };
   const marketRow = (m: SimMarket): Row & { m: SimMarket } => ({
     m,

@@ -74,6 +74,21 @@ export class SimState {
     return [this.books.get(m.tokenIds[0]) as TokenBook, this.books.get(m.tokenIds[1]) as TokenBook];
   }
 
+  marketsOf(e: SimEvent): SimMarket[] {
+    return e.marketIds.map((id) => this.markets.get(id) as SimMarket);
+  }
+
+  /** An event's volume and liquidity: the sums over its markets. */
+  eventTotals(e: SimEvent): { volume: number; volume24hr: number; liquidity: number } {
+    const totals = { volume: 0, volume24hr: 0, liquidity: 0 };
+    for (const m of this.marketsOf(e)) {
+      totals.volume += m.volume;
+      totals.volume24hr += m.volume24hr;
+      totals.liquidity += m.liquidity;
+    }
+    return { volume: round4(totals.volume), volume24hr: round4(totals.volume24hr), liquidity: round4(totals.liquidity) };
+  }
+
   yesPrice(m: SimMarket): number {
     return displayedPrice(this.bookPair(m)[0]) ?? m.openingPrice;
   }
@@ -141,6 +156,6 @@ export class SimState {
   closeEvent(e: SimEvent, now = Date.now()): void {
     e.closed = true;
     e.closedAtMs ??= now;
-    for (const id of e.marketIds) this.closeMarket(this.markets.get(id) as SimMarket, now);
+    for (const m of this.marketsOf(e)) this.closeMarket(m, now);
   }
 }
