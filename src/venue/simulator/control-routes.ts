@@ -1,0 +1,82 @@
+import { Router, type Response } from 'express';
+import { bestAsk, bestBid, displayedPrice } from './books.js';
+import { addEvent, SimError } from './catalog.js';
+import { gammaEvent, gammaMarket } from './gamma-format.js';
+import { ControlDisconnectInput, ControlEventInput, ControlPriceInput } from './schemas.js';
+import type { SimEvent, SimMarket, SimState } from './state.js';
+import { marketResolvedMessage, newMarketMessage, type WireMessage } from './wire.js';
+import type { WsHub } from './ws-hub.js';
+
+/** The test and demo controls of API.md ("Simulator control"). */
+export function controlRoutes(state: SimState, hub: WsHub): Router {
+  const router = Router();
+  const market = (id: string): SimMarket => {
+    const m = state.markets.get(id);
+    if (!m) throw new SimError(404, `unknown market ${id}`);
+    return m;
+  };
+  const event = (id: string): SimEvent => {
+    const e = state.events.get(id);
+    if (!e) throw new SimError(404, `unknown event ${id}`);
+    return e;
+  };
+  const resolve = (m: SimMarket, now: number): WireMessage => marketResolvedMessage(m, state.yesPrice(m) >= 0.5 ? 0 : 1, now);
+
+  router.post('/events', (req, res) => {
+    const input = ControlEventInput.parse(req.body);
+    const now = Date.now();
+    const e = addEvent(state, input, now);
+    const labels = e.tagIds.map((id) => state.tags.get(id)?.label ?? id);
+    hub.publish(e.marketIds.map((id) => newMarketMessage(market(id), e, labels, now)), false);
+    res.status(201).json({ event: gammaEvent(state, e) });
+  });
+
+  router.post('/markets/:marketId/price', (req, res) => {
+    const m = market(req.params.marketId);
+    const { price } = ControlPriceInput.parse(req.body);
+    if (m.closed) throw new SimError(409, `market ${m.id} is closed`);
+    // A trade at the price as well, so the displayed price is `price` even where one side is empty.
+    hub.publish(state.quote(m, price, { trade: { side: 'BUY', size: 10 } }), false);
+    res.json({ market: gammaMarket(state, m, true) });
+  });
+
+  router.post('/markets/:marketId/close', (req, res) => {
+    const m = market(req.params.marketId);
+    if (!m.closed) {
+      const now = Date.now();
+      state.closeMarket(m, now);
+      hub.publish([resolve(m, now)], false);
+    }
+    res.json({ market: gammaMarket(state, m, true) });
+  });
+
+  router.post('/events/:eventId/close', (req, res) => {
+    const e = event(req.params.eventId);
+    const now = Date.now();
+    const open = e.marketIds.map(market).filter((m) => !m.closed);
+    state.closeEvent(e, now);
+    hub.publish(open.map((m) => resolve(m, now)), false);
+    res.json({ event: gammaEvent(state, e) });
+  });
+
+  router.post('/disconnect', (req, res: Response) => {
+    const { refuseMs } = ControlDisconnectInput.parse(req.body ?? {});
+    res.json({ disconnected: hub.disconnectAll(refuseMs ?? 0) });
+  });
+
+  router.get('/state', (_req, res) => {
+    res.json({
+      events: [...state.events.values()].map((e) => gammaEvent(state, e)),
+      tokens: [...state.books.values()].map((b) => ({
+        tokenId: b.tokenId,
+        marketId: b.marketId,
+        bestBid: bestBid(b),
+        bestAsk: bestAsk(b),
+        lastTradePrice: b.lastTrade?.price ?? null,
+        price: displayedPrice(b),
+      })),
+      connections: hub.connectionCount,
+    });
+  });
+  return router;
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+const slug = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase words joined by dashes').max(120);
+
+/** Body of `POST /control/events`, and one event of a scenario file. */
+export const ControlEventInput = z.object({
+  title: z.string().trim().min(1).max(300),
+  slug: slug.optional(),
+  tags: z.array(slug).max(10).optional(),
+  markets: z
+    .array(z.object({ question: z.string().trim().min(1).max(300), price: z.number().min(0).max(1).optional() }))
+    .min(1)
+    .max(50),
+});
+export type ControlEventInput = z.infer<typeof ControlEventInput>;
+
+export const ControlPriceInput = z.object({ price: z.number().min(0).max(1) });
+
+export const ControlDisconnectInput = z.object({ refuseMs: z.number().int().min(0).max(60_000).optional() }).default({});
+
+/** A scenario file: extra events added after the generated catalog. */
+export const SimulatorScenario = z.object({ events: z.array(ControlEventInput).default([]) });
+export type SimulatorScenario = z.infer<typeof SimulatorScenario>;

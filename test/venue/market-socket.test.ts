@@ -1,0 +1,128 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMarketStream, type MarketStream } from '../../src/venue/clob/market-socket.js';
+import type { MarketMessage } from '../../src/venue/clob/messages.js';
+import { createClobRestClient } from '../../src/venue/clob/rest.js';
+import type { SimMarket } from '../../src/venue/simulator/state.js';
+import { getJson, postJson, silent, startSimulator, waitFor } from './support.js';
+
+type Started = Awaited<ReturnType<typeof startSimulator>>;
+
+describe('market stream against the simulator', () => {
+  let s: Started;
+  let stream: MarketStream | undefined;
+  let markets: SimMarket[];
+  beforeAll(async () => {
+    s = await startSimulator();
+    markets = s.sim.state.openMarkets();
+  });
+  afterAll(() => s.sim.stop());
+  afterEach(() => {
+    stream?.close();
+    stream = undefined;
+  });
+
+  function open(maxTokensPerConnection = 500) {
+    const clobRest = createClobRestClient({ baseUrl: s.urls.clobUrl, logger: silent, timeoutMs: 1000 });
+    const received: { msg: MarketMessage; at: number }[] = [];
+    const reconnects: string[][] = [];
+    stream = createMarketStream({
+      url: s.urls.clobWsUrl,
+      clobRest,
+      logger: silent,
+      maxTokensPerConnection,
+      pingIntervalMs: 200,
+      silenceTimeoutMs: 1000,
+      backoff: { baseMs: 50, maxMs: 200 },
+    });
+    stream.on('message', (msg, at) => received.push({ msg, at }));
+    stream.on('reconnected', (tokens) => reconnects.push(tokens));
+    return { stream, received, reconnects };
+  }
+
+  const yesOf = (i: number) => (markets[i] as SimMarket).tokenIds[0];
+  const bookFor = (received: { msg: MarketMessage; at: number }[], token: string, since = 0) =>
+    received.find((r) => r.at >= since && r.msg.type === 'book' && r.msg.assetId === token)?.msg;
+  const touches = (r: { msg: MarketMessage }, token: string) =>
+    r.msg.type === 'price_change' ? r.msg.changes.some((c) => c.assetId === token) : 'assetId' in r.msg && r.msg.assetId === token;
+
+  it('receives the initial dump: one book per followed token', async () => {
+    const { stream, received } = open();
+    const tokens = [yesOf(0), ...(markets[1] as SimMarket).tokenIds];
+    stream.setTokens(tokens);
+    await waitFor(() => tokens.every((t) => bookFor(received, t)), 3000, 'initial books');
+    const expected = s.sim.state.books.get(yesOf(0));
+    expect(bookFor(received, yesOf(0))).toMatchObject({ bestBid: Math.max(...(expected?.bids ?? []).map((l) => l.price)) });
+  });
+
+  it('receives a price moved through the control endpoint at once', async () => {
+    const { stream, received } = open();
+    const market = markets[2] as SimMarket;
+    stream.setTokens(market.tokenIds);
+    await waitFor(() => bookFor(received, market.tokenIds[0]), 3000, 'initial book');
+    const { status } = await postJson(`${s.urls.controlUrl}/markets/${market.id}/price`, { price: 0.73 });
+    expect(status).toBe(200);
+    const change = await waitFor(() => received.find((r) => r.msg.type === 'price_change')?.msg, 3000, 'price_change');
+    if (change.type !== 'price_change') throw new Error('unreachable');
+    const yes = change.changes.find((c) => c.assetId === market.tokenIds[0]);
+    const no = change.changes.find((c) => c.assetId === market.tokenIds[1]);
+    expect(yes?.bestBid).toBeCloseTo(0.72, 6);
+    expect(yes?.bestAsk).toBeCloseTo(0.74, 6);
+    expect(no?.bestBid).toBeCloseTo(0.26, 6);
+    expect(no?.bestAsk).toBeCloseTo(0.28, 6);
+    const trade = await waitFor(() => received.find((r) => r.msg.type === 'last_trade_price' && r.msg.assetId === market.tokenIds[0])?.msg, 3000, 'trade');
+    expect(trade).toMatchObject({ price: 0.73 });
+  });
+
+  it('adds and removes tokens on an open connection, dropping messages of removed tokens', async () => {
+    const { stream, received } = open();
+    const [a, b] = [markets[3] as SimMarket, markets[4] as SimMarket];
+    stream.setTokens([a.tokenIds[0]]);
+    await waitFor(() => bookFor(received, a.tokenIds[0]), 3000, 'book of a');
+    stream.addTokens([b.tokenIds[0]]);
+    await waitFor(() => bookFor(received, b.tokenIds[0]), 3000, 'book of b after subscribe');
+    expect(stream.connections()).toHaveLength(1);
+    stream.removeTokens([a.tokenIds[0]]);
+    const since = received.length;
+    await postJson(`${s.urls.controlUrl}/markets/${a.id}/price`, { price: 0.31 });
+    await postJson(`${s.urls.controlUrl}/markets/${b.id}/price`, { price: 0.62 });
+    await waitFor(() => received.slice(since).some((r) => touches(r, b.tokenIds[0])), 3000, 'move of b');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(received.slice(since).filter((r) => touches(r, a.tokenIds[0]))).toEqual([]);
+  });
+
+  it('shards tokens over several connections of at most maxTokensPerConnection', async () => {
+    const { stream, received } = open(2);
+    const tokens = markets.slice(5, 10).map((m) => m.tokenIds[0]);
+    stream.setTokens(tokens);
+    expect(stream.connections().map((c) => c.length)).toEqual([2, 2, 1]);
+    await waitFor(() => tokens.every((t) => bookFor(received, t)), 3000, 'books on every shard');
+    expect((await getJson(`${s.urls.controlUrl}/state`)).json.connections).toBe(3);
+    stream.removeTokens([tokens[4] as string]);
+    expect(stream.connections().map((c) => c.length)).toEqual([2, 2]);
+    stream.addTokens(markets.slice(10, 13).map((m) => m.tokenIds[0]));
+    expect(stream.connections().map((c) => c.length)).toEqual([2, 2, 2, 1]);
+  });
+
+  it('after a forced disconnect, reseeds by REST so a move made in the gap is not lost', async () => {
+    const { stream, received, reconnects } = open(2);
+    const market = markets[14] as SimMarket;
+    const yes = market.tokenIds[0];
+    stream.setTokens([yes, yesOf(15), yesOf(16)]);
+    await waitFor(() => bookFor(received, yes), 3000, 'initial book');
+    const before = s.sim.state.stats.booksRequests;
+    const { json } = await postJson(`${s.urls.controlUrl}/disconnect`, { refuseMs: 400 });
+    expect(json.disconnected).toBeGreaterThanOrEqual(2);
+    const gapStart = Date.now();
+    await postJson(`${s.urls.controlUrl}/markets/${market.id}/price`, { price: 0.21 });
+    await waitFor(() => reconnects.length >= 2, 5000, 'both connections back');
+    const book = await waitFor(() => bookFor(received, yes, gapStart), 3000, 'book after reconnect');
+    if (book.type !== 'book') throw new Error('unreachable');
+    expect(book.bestBid).toBeCloseTo(0.2, 6);
+    expect(book.bestAsk).toBeCloseTo(0.22, 6);
+    await waitFor(() => s.sim.state.stats.booksRequests >= before + 2, 2000, 'REST reseed of each connection');
+    expect(s.sim.state.stats.booksTokens.has(yes)).toBe(true);
+    // One book from the resubscription's dump and one from the REST reseed.
+    await waitFor(() => received.filter((r) => r.at >= gapStart && r.msg.type === 'book' && r.msg.assetId === yes).length >= 2, 2000, 'REST book');
+    expect(reconnects.flat()).toEqual(expect.arrayContaining([yes, yesOf(15), yesOf(16)]));
+  });
+});

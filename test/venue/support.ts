@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { createLogger } from '../../src/logger.js';
+import { createSimulator, type SimulatorOptions } from '../../src/venue/simulator/index.js';
+
+export const silent = createLogger('silent');
+
+export function fixture(name: string): unknown {
+  return JSON.parse(readFileSync(new URL(`../fixtures/venue/${name}`, import.meta.url), 'utf8'));
+}
+
+export function fixtureText(name: string): string {
+  return readFileSync(new URL(`../fixtures/venue/${name}`, import.meta.url), 'utf8');
+}
+
+/** A simulator on a free port, without random walk unless asked. */
+export async function startSimulator(overrides: Partial<SimulatorOptions> = {}) {
+  const sim = createSimulator({ port: 0, seed: 7, randomWalk: false, tickIntervalMs: 50, logger: silent, eventCount: 120, ...overrides });
+  const urls = await sim.start();
+  return { sim, urls };
+}
+
+export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export async function postJson(url: string, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
+}
+
+export async function getJson(url: string): Promise<{ status: number; json: any }> {
+  const res = await fetch(url);
+  return { status: res.status, json: await res.json() };
+}
