@@ -1,0 +1,295 @@
+import type { Lane } from './lane.js';
+import { PauseHeap } from './pause-heap.js';
+import {
+  ARMED, ENABLED, ONE_TIME, OUT, PAUSED, RuleStore, TYPE_CROSSING, TYPE_DOWN, TYPE_GREATER, TYPE_LESS,
+  TYPE_STEP, TYPE_UP,
+} from './rule-store.js';
+import { NO_FIRINGS, type AlertEvaluator, type CompiledRule, type Firing } from './rules.js';
+import { crossedLevels, isValidStep } from './step-levels.js';
+import { TokenState, type StepGroup } from './token-state.js';
+
+export type { AlertEvaluator, CompiledRule, Firing } from './rules.js';
+
+/**
+ * The alert engine's rule index: per token, sorted thresholds by rule family, so a tick costs
+ * O(log n + fired). Same semantics as `ReferenceEvaluator` (see docs/engine.md).
+ */
+export class RuleIndex implements AlertEvaluator {
+  private readonly rules = new RuleStore();
+  private readonly tokenIds = new Map<string, number>();
+  private readonly tokens: TokenState[] = [];
+  private readonly heap = new PauseHeap();
+  private batch: Firing[] | null = null;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Dense index of a token (created on first use), for `tickIndex`. */
+  tokenIndex(token: string): number {
+    let index = this.tokenIds.get(token);
+    if (index === undefined) {
+      index = this.tokens.length;
+      this.tokens.push(new TokenState(token));
+      this.tokenIds.set(token, index);
+    }
+    return index;
+  }
+
+  lastPrice(token: string): number | undefined {
+    const index = this.tokenIds.get(token);
+    const price = index === undefined ? NaN : this.tokens[index].price;
+    return price === price ? price : undefined;
+  }
+
+  add(rule: CompiledRule, nowMs: number): readonly Firing[] {
+    this.remove(rule.ruleId);
+    this.rules.set(rule, this.tokenIndex(rule.token), nowMs);
+    this.count++;
+    if (rule.enabled) this.activate(rule.ruleId, nowMs);
+    return this.flush();
+  }
+
+  remove(ruleId: number): void {
+    if (!this.rules.isAlive(ruleId)) return;
+    this.deactivate(ruleId);
+    this.rules.clear(ruleId);
+    this.count--;
+  }
+
+  /** Pause (false) or restart (true); a restart clears the pause and checks level rules at once. */
+  setEnabled(ruleId: number, enabled: boolean, nowMs: number): readonly Firing[] {
+    const r = this.rules;
+    if (!r.isAlive(ruleId) || ((r.flags[ruleId] & ENABLED) !== 0) === enabled) return NO_FIRINGS;
+    if (!enabled) {
+      r.flags[ruleId] &= ~ENABLED;
+      this.deactivate(ruleId);
+      return NO_FIRINGS;
+    }
+    r.flags[ruleId] |= ENABLED;
+    r.pauseEnd[ruleId] = -Infinity;
+    this.activate(ruleId, nowMs);
+    return this.flush();
+  }
+
+  tick(token: string, price: number, nowMs: number): readonly Firing[] {
+    return this.tickIndex(this.tokenIndex(token), price, nowMs);
+  }
+
+  /** `tick` by the dense index from `tokenIndex`, skipping the string lookup. */
+  tickIndex(tokenIndex: number, price: number, nowMs: number): readonly Firing[] {
+    if (!Number.isFinite(price)) return NO_FIRINGS;
+    if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
+    const s = this.tokens[tokenIndex];
+    if (s.dirty) s.prepare();
+    const p0 = s.price;
+    s.price = price;
+    if (!(price > s.safeLo && price < s.safeHi)) {
+      if (p0 === p0 && p0 !== price) this.crossings(s, p0, price, nowMs);
+      s.refreshSafe();
+    }
+    const greater = s.greater;
+    if (greater.n !== 0 && greater.t[0] < price) {
+      this.fireLevels(s, greater, 0, greater.lowerBound(price), p0, nowMs);
+    }
+    const less = s.less;
+    if (less.n !== 0 && less.t[less.n - 1] > price) {
+      this.fireLevels(s, less, less.upperBound(price), less.n, p0, nowMs);
+    }
+    return this.flush();
+  }
+
+  /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */
+  sweep(nowMs: number): readonly Firing[] {
+    if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
+    return this.flush();
+  }
+
+  private runSweep(nowMs: number): void {
+    const { heap, rules } = this;
+    while (heap.n !== 0 && heap.topKey() <= nowMs) {
+      const key = heap.topKey();
+      const r = heap.pop();
+      if (rules.state[r] !== PAUSED || rules.pauseEnd[r] !== key) continue;
+      rules.state[r] = OUT;
+      rules.pauseEnd[r] = -Infinity;
+      this.armLevel(r, nowMs);
+    }
+  }
+
+  private activate(r: number, nowMs: number): void {
+    const rules = this.rules;
+    const t = rules.threshold[r];
+    if (nowMs >= rules.expires[r] || !Number.isFinite(t)) return;
+    const type = rules.type[r];
+    const s = this.tokens[rules.token[r]];
+    if (type === TYPE_GREATER || type === TYPE_LESS) {
+      if (rules.pauseEnd[r] > nowMs) {
+        rules.state[r] = PAUSED;
+        this.heap.push(rules.pauseEnd[r], r);
+      } else {
+        this.armLevel(r, nowMs);
+      }
+      return;
+    }
+    if (type === TYPE_STEP) {
+      if (!isValidStep(t)) return;
+      s.stepGroup(t).push(r);
+    } else {
+      if (type !== TYPE_DOWN) s.up.push(t, r);
+      if (type !== TYPE_UP) s.down.push(t, r);
+    }
+    rules.state[r] = ARMED;
+    s.dirty = true;
+  }
+
+  /** A level rule leaving its pause (or added): fires at once if it holds, else waits armed. */
+  private armLevel(r: number, nowMs: number): void {
+    const rules = this.rules;
+    if (nowMs >= rules.expires[r]) return;
+    const s = this.tokens[rules.token[r]];
+    const p = s.price;
+    const t = rules.threshold[r];
+    const greater = rules.type[r] === TYPE_GREATER;
+    if ((greater ? p > t : p < t) && !this.fireLevel(r, s, NaN, p, nowMs)) return;
+    rules.state[r] = ARMED;
+    (greater ? s.greater : s.less).push(t, r);
+    s.dirty = true;
+  }
+
+  private deactivate(r: number): void {
+    const rules = this.rules;
+    const state = rules.state[r];
+    rules.state[r] = OUT;
+    if (state !== ARMED) return;
+    const s = this.tokens[rules.token[r]];
+    const t = rules.threshold[r];
+    const type = rules.type[r];
+    if (type === TYPE_GREATER) s.greater.remove(t, r);
+    else if (type === TYPE_LESS) s.less.remove(t, r);
+    else if (type === TYPE_STEP) s.stepGroup(t).remove(r);
+    else {
+      if (type !== TYPE_DOWN) s.up.remove(t, r);
+      if (type !== TYPE_UP) s.down.remove(t, r);
+    }
+    s.dirty = true;
+  }
+
+  private crossings(s: TokenState, p0: number, p1: number, nowMs: number): void {
+    if (p1 > p0) {
+      const lo = s.up.upperBound(p0);
+      const hi = s.up.upperBound(p1);
+      if (lo < hi) this.fireCrossings(s, s.up, lo, hi, s.down, p0, p1, nowMs);
+    } else {
+      const lo = s.down.lowerBound(p1);
+      const hi = s.down.lowerBound(p0);
+      if (lo < hi) this.fireCrossings(s, s.down, lo, hi, s.up, p0, p1, nowMs);
+    }
+    const steps = s.steps;
+    for (let g = 0; g < steps.length; g++) {
+      const group = steps[g];
+      if (group.n === 0) continue;
+      const levels = crossedLevels(group.step, p0, p1);
+      if (levels.length !== 0) this.fireSteps(s, group, Object.freeze(levels), p0, p1, nowMs);
+    }
+  }
+
+  /** Fires the crossed range [lo, hi) of a lane, compacting away rules that leave it. */
+  private fireCrossings(
+    s: TokenState, lane: Lane, lo: number, hi: number, other: Lane, p0: number, p1: number, nowMs: number,
+  ): void {
+    const rules = this.rules;
+    const { id, t } = lane;
+    let kept = lo;
+    for (let i = lo; i < hi; i++) {
+      const r = id[i];
+      const keep = nowMs < rules.expires[r] && (nowMs < rules.pauseEnd[r] || this.fireOnce(r, s, p0, p1, undefined, nowMs));
+      if (keep) {
+        id[kept] = r;
+        t[kept++] = t[i];
+      } else {
+        rules.state[r] = OUT;
+        if (rules.type[r] === TYPE_CROSSING) other.remove(t[i], r);
+      }
+    }
+    lane.cut(kept, hi);
+  }
+
+  private fireSteps(
+    s: TokenState, group: StepGroup, levels: readonly number[], p0: number, p1: number, nowMs: number,
+  ): void {
+    const rules = this.rules;
+    const ids = group.ids;
+    let kept = 0;
+    for (let i = 0; i < group.n; i++) {
+      const r = ids[i];
+      const keep = nowMs < rules.expires[r] && (nowMs < rules.pauseEnd[r] || this.fireOnce(r, s, p0, p1, levels, nowMs));
+      if (keep) ids[kept++] = r;
+      else rules.state[r] = OUT;
+    }
+    group.n = kept;
+  }
+
+  /** Fires the satisfied range [lo, hi) of an armed level lane; paused rules move to the heap. */
+  private fireLevels(s: TokenState, lane: Lane, lo: number, hi: number, p0: number, nowMs: number): void {
+    const rules = this.rules;
+    const { id, t } = lane;
+    let kept = lo;
+    for (let i = lo; i < hi; i++) {
+      const r = id[i];
+      if (nowMs >= rules.expires[r]) rules.state[r] = OUT;
+      else if (this.fireLevel(r, s, p0, s.price, nowMs)) {
+        id[kept] = r;
+        t[kept++] = t[i];
+      }
+    }
+    lane.cut(kept, hi);
+  }
+
+  /** Fires a crossing rule; false when it leaves the index (One Time). */
+  private fireOnce(r: number, s: TokenState, p0: number, p1: number, levels: readonly number[] | undefined, nowMs: number): boolean {
+    this.emit(r, s, p0, p1, levels, nowMs);
+    const rules = this.rules;
+    if ((rules.flags[r] & ONE_TIME) !== 0) {
+      rules.flags[r] &= ~ENABLED;
+      return false;
+    }
+    if (rules.interval[r] > 0) rules.pauseEnd[r] = nowMs + rules.interval[r];
+    return true;
+  }
+
+  /** Fires a level rule; false when it leaves the armed lane (One Time, or paused to the heap). */
+  private fireLevel(r: number, s: TokenState, p0: number, p1: number, nowMs: number): boolean {
+    if (!this.fireOnce(r, s, p0, p1, undefined, nowMs)) {
+      this.rules.state[r] = OUT;
+      return false;
+    }
+    const pauseEnd = this.rules.pauseEnd[r];
+    if (pauseEnd <= nowMs) return true;
+    this.rules.state[r] = PAUSED;
+    this.heap.push(pauseEnd, r);
+    return false;
+  }
+
+  private emit(r: number, s: TokenState, p0: number, p1: number, levels: readonly number[] | undefined, nowMs: number): void {
+    const rules = this.rules;
+    (this.batch ??= []).push({
+      ruleId: r,
+      subscriptionId: rules.subscriptionId[r],
+      marketId: rules.marketId[r],
+      token: s.token,
+      ruleType: rules.ruleType(r),
+      previousPrice: p0 === p0 ? p0 : null,
+      price: p1,
+      levels,
+      atMs: nowMs,
+    });
+  }
+
+  private flush(): readonly Firing[] {
+    const batch = this.batch;
+    this.batch = null;
+    return batch ?? NO_FIRINGS;
+  }
+}
