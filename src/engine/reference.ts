@@ -3,10 +3,37 @@ import {
   initialPauseEnd, isLevelRule, type AlertEvaluator, type CompiledRule, type Firing,
 } from './rules.js';
 import { allLevels } from './step-levels.js';
+import type { PriceRuleType } from '../domain/enums.js';
 
-interface ReferenceRule extends CompiledRule {
+/** A rule with its mutable state; a class so every rule shares one object shape. */
+class ReferenceRule implements CompiledRule {
+  readonly ruleId: number;
+  readonly subscriptionId: string;
+  readonly marketId: string;
+  readonly token: string;
+  readonly type: PriceRuleType;
+  readonly threshold: number;
+  readonly oneTime: boolean;
+  readonly intervalMs: number;
+  readonly expiresAtMs: number | null;
+  enabled: boolean;
   /** End of the Recurring pause after the last firing; null when not paused. */
   pauseEnd: number | null;
+
+  constructor(rule: CompiledRule, nowMs: number) {
+    this.ruleId = rule.ruleId;
+    this.subscriptionId = rule.subscriptionId;
+    this.marketId = rule.marketId;
+    this.token = rule.token;
+    this.type = rule.type;
+    this.threshold = rule.threshold;
+    this.oneTime = rule.oneTime;
+    this.intervalMs = rule.intervalMs;
+    this.expiresAtMs = rule.expiresAtMs;
+    this.enabled = rule.enabled;
+    const pause = initialPauseEnd(rule, nowMs);
+    this.pauseEnd = pause === -Infinity ? null : pause;
+  }
 }
 
 /**
@@ -20,8 +47,7 @@ export class ReferenceEvaluator implements AlertEvaluator {
 
   add(rule: CompiledRule, nowMs: number): Firing[] {
     this.remove(rule.ruleId);
-    const pause = initialPauseEnd(rule, nowMs);
-    const stored: ReferenceRule = { ...rule, pauseEnd: pause === -Infinity ? null : pause };
+    const stored = new ReferenceRule(rule, nowMs);
     this.positions.set(rule.ruleId, this.rules.length);
     this.rules.push(stored);
     return this.checkLevelNow(stored, nowMs);
