@@ -6,7 +6,10 @@ import {
 } from './rule-store.js';
 import { NO_FIRINGS, type AlertEvaluator, type CompiledRule, type Firing } from './rules.js';
 import { crossedLevels, isValidStep } from './step-levels.js';
-import { TokenState, type StepGroup } from './token-state.js';
+import {
+  CROSSINGS_CHANGED, DIRTY, GREATER_MIN, HOT_STRIDE, LESS_MAX, LEVELS_CHANGED, PRICE, SAFE_HI, SAFE_LO,
+  TokenState, type StepGroup,
+} from './token-state.js';
 
 export type { AlertEvaluator, CompiledRule, Firing } from './rules.js';
 
@@ -19,6 +22,8 @@ export class RuleIndex implements AlertEvaluator {
   private readonly tokenIds = new Map<string, number>();
   private readonly tokens: TokenState[] = [];
   private readonly heap = new PauseHeap();
+  /** Per token: price, safe interval, armed level extremes, dirty bits (see token-state.ts). */
+  private hot = new Float64Array(HOT_STRIDE * 1024);
   private batch: Firing[] | null = null;
   private count = 0;
 
@@ -33,18 +38,21 @@ export class RuleIndex implements AlertEvaluator {
       index = this.tokens.length;
       this.tokens.push(new TokenState(token));
       this.tokenIds.set(token, index);
+      const h = index * HOT_STRIDE;
+      if (h === this.hot.length) this.growHot();
+      this.hot.set([NaN, NaN, NaN, Infinity, -Infinity, LEVELS_CHANGED | CROSSINGS_CHANGED], h);
     }
     return index;
   }
 
   /** Sorts every token's pending inserts now (after a bulk load) instead of on its next tick. */
   settleAll(): void {
-    for (const s of this.tokens) if (s.dirty) s.prepare();
+    for (let i = 0; i < this.tokens.length; i++) this.tokens[i].prepare(this.hot, i * HOT_STRIDE);
   }
 
   lastPrice(token: string): number | undefined {
     const index = this.tokenIds.get(token);
-    const price = index === undefined ? NaN : this.tokens[index].price;
+    const price = index === undefined ? NaN : this.hot[index * HOT_STRIDE + PRICE];
     return price === price ? price : undefined;
   }
 
@@ -85,22 +93,27 @@ export class RuleIndex implements AlertEvaluator {
   /** `tick` by the dense index from `tokenIndex`, skipping the string lookup. */
   tickIndex(tokenIndex: number, price: number, nowMs: number): readonly Firing[] {
     if (!Number.isFinite(price)) return NO_FIRINGS;
+    if (!(tokenIndex >= 0 && tokenIndex < this.tokens.length)) throw new RangeError(`unknown token index ${tokenIndex}`);
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
-    const s = this.tokens[tokenIndex];
-    if (s.dirty) s.prepare();
-    const p0 = s.price;
-    s.price = price;
-    if (!(price > s.safeLo && price < s.safeHi)) {
+    const hot = this.hot;
+    const h = tokenIndex * HOT_STRIDE;
+    if (hot[h + DIRTY] !== 0) this.tokens[tokenIndex].prepare(hot, h);
+    const p0 = hot[h + PRICE];
+    hot[h + PRICE] = price;
+    if (!(price > hot[h + SAFE_LO] && price < hot[h + SAFE_HI])) {
+      const s = this.tokens[tokenIndex];
       if (p0 === p0 && p0 !== price) this.crossings(s, p0, price, nowMs);
-      s.refreshSafe();
+      s.writeSafe(hot, h);
     }
-    const greater = s.greater;
-    if (greater.n !== 0 && greater.t[0] < price) {
-      this.fireLevels(s, greater, 0, greater.lowerBound(price), p0, nowMs);
+    if (price > hot[h + GREATER_MIN]) {
+      const lane = this.tokens[tokenIndex].greater;
+      this.fireLevels(tokenIndex, lane, 0, lane.lowerBound(price), p0, nowMs);
+      hot[h + GREATER_MIN] = lane.n !== 0 ? lane.t[0] : Infinity;
     }
-    const less = s.less;
-    if (less.n !== 0 && less.t[less.n - 1] > price) {
-      this.fireLevels(s, less, less.upperBound(price), less.n, p0, nowMs);
+    if (price < hot[h + LESS_MAX]) {
+      const lane = this.tokens[tokenIndex].less;
+      this.fireLevels(tokenIndex, lane, lane.upperBound(price), lane.n, p0, nowMs);
+      hot[h + LESS_MAX] = lane.n !== 0 ? lane.t[lane.n - 1] : -Infinity;
     }
     return this.flush();
   }
@@ -128,7 +141,8 @@ export class RuleIndex implements AlertEvaluator {
     const t = rules.threshold[r];
     if (nowMs >= rules.expires[r] || !Number.isFinite(t)) return;
     const type = rules.type[r];
-    const s = this.tokens[rules.token[r]];
+    const tokenIndex = rules.token[r];
+    const s = this.tokens[tokenIndex];
     if (type === TYPE_GREATER || type === TYPE_LESS) {
       if (rules.pauseEnd[r] > nowMs) {
         rules.state[r] = PAUSED;
@@ -146,21 +160,22 @@ export class RuleIndex implements AlertEvaluator {
       if (type !== TYPE_UP) s.down.push(t, r);
     }
     rules.state[r] = ARMED;
-    s.dirty = true;
+    this.markDirty(tokenIndex, CROSSINGS_CHANGED);
   }
 
   /** A level rule leaving its pause (or added): fires at once if it holds, else waits armed. */
   private armLevel(r: number, nowMs: number): void {
     const rules = this.rules;
     if (nowMs >= rules.expires[r]) return;
-    const s = this.tokens[rules.token[r]];
-    const p = s.price;
+    const tokenIndex = rules.token[r];
+    const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
     const t = rules.threshold[r];
     const greater = rules.type[r] === TYPE_GREATER;
-    if ((greater ? p > t : p < t) && !this.fireLevel(r, s, NaN, p, nowMs)) return;
+    if ((greater ? p > t : p < t) && !this.fireLevel(r, tokenIndex, NaN, p, nowMs)) return;
     rules.state[r] = ARMED;
+    const s = this.tokens[tokenIndex];
     (greater ? s.greater : s.less).push(t, r);
-    s.dirty = true;
+    this.markDirty(tokenIndex, LEVELS_CHANGED);
   }
 
   private deactivate(r: number): void {
@@ -168,17 +183,21 @@ export class RuleIndex implements AlertEvaluator {
     const state = rules.state[r];
     rules.state[r] = OUT;
     if (state !== ARMED) return;
-    const s = this.tokens[rules.token[r]];
+    const tokenIndex = rules.token[r];
+    const s = this.tokens[tokenIndex];
     const t = rules.threshold[r];
     const type = rules.type[r];
-    if (type === TYPE_GREATER) s.greater.remove(t, r);
-    else if (type === TYPE_LESS) s.less.remove(t, r);
-    else if (type === TYPE_STEP) s.stepGroup(t).remove(r);
+    if (type === TYPE_GREATER || type === TYPE_LESS) {
+      (type === TYPE_GREATER ? s.greater : s.less).remove(t, r);
+      this.markDirty(tokenIndex, LEVELS_CHANGED);
+      return;
+    }
+    if (type === TYPE_STEP) s.stepGroup(t).remove(r);
     else {
       if (type !== TYPE_DOWN) s.up.remove(t, r);
       if (type !== TYPE_UP) s.down.remove(t, r);
     }
-    s.dirty = true;
+    this.markDirty(tokenIndex, CROSSINGS_CHANGED);
   }
 
   private crossings(s: TokenState, p0: number, p1: number, nowMs: number): void {
@@ -237,14 +256,15 @@ export class RuleIndex implements AlertEvaluator {
   }
 
   /** Fires the satisfied range [lo, hi) of an armed level lane; paused rules move to the heap. */
-  private fireLevels(s: TokenState, lane: Lane, lo: number, hi: number, p0: number, nowMs: number): void {
+  private fireLevels(tokenIndex: number, lane: Lane, lo: number, hi: number, p0: number, nowMs: number): void {
     const rules = this.rules;
     const { id, t } = lane;
+    const price = this.hot[tokenIndex * HOT_STRIDE + PRICE];
     let kept = lo;
     for (let i = lo; i < hi; i++) {
       const r = id[i];
       if (nowMs >= rules.expires[r]) rules.state[r] = OUT;
-      else if (this.fireLevel(r, s, p0, s.price, nowMs)) {
+      else if (this.fireLevel(r, tokenIndex, p0, price, nowMs)) {
         id[kept] = r;
         t[kept++] = t[i];
       }
@@ -265,8 +285,8 @@ export class RuleIndex implements AlertEvaluator {
   }
 
   /** Fires a level rule; false when it leaves the armed lane (One Time, or paused to the heap). */
-  private fireLevel(r: number, s: TokenState, p0: number, p1: number, nowMs: number): boolean {
-    if (!this.fireOnce(r, s, p0, p1, undefined, nowMs)) {
+  private fireLevel(r: number, tokenIndex: number, p0: number, p1: number, nowMs: number): boolean {
+    if (!this.fireOnce(r, this.tokens[tokenIndex], p0, p1, undefined, nowMs)) {
       this.rules.state[r] = OUT;
       return false;
     }
@@ -290,6 +310,17 @@ export class RuleIndex implements AlertEvaluator {
       levels,
       atMs: nowMs,
     });
+  }
+
+  private markDirty(tokenIndex: number, bits: number): void {
+    const at = tokenIndex * HOT_STRIDE + DIRTY;
+    this.hot[at] = this.hot[at] | bits;
+  }
+
+  private growHot(): void {
+    const hot = new Float64Array(this.hot.length * 2);
+    hot.set(this.hot);
+    this.hot = hot;
   }
 
   private flush(): readonly Firing[] {

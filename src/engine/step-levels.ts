@@ -51,27 +51,3 @@ export function crossedLevels(step: number, p0: number, p1: number): readonly nu
   }
   return out ?? NONE;
 }
-
-/** The nearest level strictly above the price, or Infinity. */
-export function levelAbove(step: number, price: number): number {
-  if (!isValidStep(step)) return Infinity;
-  const level = stepLevel(step, firstKAbove(step, price));
-  return level < 1 ? level : Infinity;
-}
-
-/** The nearest level strictly below the price, or -Infinity. */
-export function levelBelow(step: number, price: number): number {
-  if (!isValidStep(step)) return -Infinity;
-  for (let k = lastKBelow(step, price); k >= 1; k--) {
-    const level = stepLevel(step, k);
-    if (level < 1) return level;
-  }
-  return -Infinity;
-}
-
-/** Whether the price is exactly one of the step's levels. */
-export function isLevel(step: number, price: number): boolean {
-  if (!isValidStep(step) || !(price > 0 && price < 1)) return false;
-  const k = Math.round(price / step);
-  return stepLevel(step, k - 1) === price || stepLevel(step, k) === price || stepLevel(step, k + 1) === price;
-}

@@ -1,5 +1,5 @@
 import { Lane } from './lane.js';
-import { isLevel, levelAbove, levelBelow } from './step-levels.js';
+import { allLevels } from './step-levels.js';
 
 /** All Crossing Step rules of one token with the same step (unordered ids). */
 export class StepGroup {
@@ -27,13 +27,24 @@ export class StepGroup {
   }
 }
 
+/** Offsets in a token's hot record (a Float64Array slot of HOT_STRIDE values, one cache line). */
+export const HOT_STRIDE = 8;
+export const PRICE = 0;
+export const SAFE_LO = 1;
+export const SAFE_HI = 2;
+export const GREATER_MIN = 3;
+export const LESS_MAX = 4;
+export const DIRTY = 5;
+/** DIRTY bits: the armed level lanes changed; the crossing lanes or step groups changed. */
+export const LEVELS_CHANGED = 1;
+export const CROSSINGS_CHANGED = 2;
+
 /**
- * One token: its last displayed price and its rules by family. `safeLo`/`safeHi` bound the open
- * interval around the price in which no crossing threshold or step level lies, so a tick that
- * stays inside it can cross nothing and skips every search (the common case).
+ * One token's rules by family. Its price and the values a quiet tick reads live in the index's hot
+ * record instead, so the common tick touches one cache line. `bounds` holds every crossing
+ * threshold and step level, so the safe interval around the price is one binary search away.
  */
 export class TokenState {
-  price = NaN;
   /** Crossing Up and Crossing thresholds. */
   readonly up = new Lane();
   /** Crossing Down and Crossing thresholds. */
@@ -43,10 +54,8 @@ export class TokenState {
   /** Armed Less Than thresholds. */
   readonly less = new Lane();
   readonly steps: StepGroup[] = [];
-  safeLo = NaN;
-  safeHi = NaN;
-  /** Some lane has unsorted inserts or the crossing structures changed since `safe*` was computed. */
-  dirty = true;
+  /** Sorted thresholds and levels; may keep some of removed rules, which only narrows the interval. */
+  private bounds = new Float64Array(0);
 
   constructor(readonly token: string) {}
 
@@ -59,35 +68,44 @@ export class TokenState {
     return group;
   }
 
-  prepare(): void {
-    this.up.settle();
-    this.down.settle();
-    this.greater.settle();
-    this.less.settle();
-    this.refreshSafe();
-    this.dirty = false;
+  /** Sorts pending inserts and refreshes what the hot record caches. */
+  prepare(hot: Float64Array, h: number): void {
+    const dirty = hot[h + DIRTY];
+    if ((dirty & LEVELS_CHANGED) !== 0) {
+      this.greater.settle();
+      this.less.settle();
+      hot[h + GREATER_MIN] = this.greater.n !== 0 ? this.greater.t[0] : Infinity;
+      hot[h + LESS_MAX] = this.less.n !== 0 ? this.less.t[this.less.n - 1] : -Infinity;
+    }
+    if ((dirty & CROSSINGS_CHANGED) !== 0) {
+      this.up.settle();
+      this.down.settle();
+      this.rebuildBounds();
+      this.writeSafe(hot, h);
+    }
+    hot[h + DIRTY] = 0;
   }
 
   /** The widest open interval around the price holding no threshold or level; empty when the price is one. */
-  refreshSafe(): void {
-    const p = this.price;
-    let lo = -Infinity;
-    let hi = Infinity;
-    let onThreshold = p !== p;
-    for (const lane of [this.up, this.down]) {
-      const below = lane.lowerBound(p);
-      const above = lane.upperBound(p);
-      if (below > 0) lo = Math.max(lo, lane.t[below - 1]);
-      if (above < lane.n) hi = Math.min(hi, lane.t[above]);
-      if (below !== above) onThreshold = true;
+  writeSafe(hot: Float64Array, h: number): void {
+    const p = hot[h + PRICE];
+    const b = this.bounds;
+    let lo = 0;
+    let hi = b.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (b[mid] < p) lo = mid + 1;
+      else hi = mid;
     }
-    for (const group of this.steps) {
-      if (group.n === 0) continue;
-      lo = Math.max(lo, levelBelow(group.step, p));
-      hi = Math.min(hi, levelAbove(group.step, p));
-      if (isLevel(group.step, p)) onThreshold = true;
-    }
-    this.safeLo = onThreshold ? p : lo;
-    this.safeHi = onThreshold ? p : hi;
+    const onBound = p !== p || (lo < b.length && b[lo] === p);
+    hot[h + SAFE_LO] = onBound ? p : lo > 0 ? b[lo - 1] : -Infinity;
+    hot[h + SAFE_HI] = onBound ? p : lo < b.length ? b[lo] : Infinity;
+  }
+
+  private rebuildBounds(): void {
+    const all: number[] = [];
+    for (const lane of [this.up, this.down]) for (let i = 0; i < lane.n; i++) all.push(lane.t[i]);
+    for (const group of this.steps) if (group.n !== 0) all.push(...allLevels(group.step));
+    this.bounds = Float64Array.from(all).sort();
   }
 }

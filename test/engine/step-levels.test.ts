@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allLevels, crossedLevels, levelAbove, levelBelow } from '../../src/engine/step-levels.js';
+import { allLevels, crossedLevels } from '../../src/engine/step-levels.js';
 
 describe('step levels', () => {
   it('are the multiples strictly between 0 and 1', () => {
@@ -23,13 +23,5 @@ describe('step levels', () => {
     expect(crossedLevels(0.1, 0.35, 0.05)).toEqual([0.3, 0.2, 0.1]);
     expect(crossedLevels(0.25, 0, 1)).toEqual([0.25, 0.5, 0.75]);
     expect(crossedLevels(0.25, 1, 0)).toEqual([0.75, 0.5, 0.25]);
-  });
-
-  it('give the nearest levels around a price', () => {
-    expect(levelAbove(0.1, 0.3)).toBe(0.4);
-    expect(levelBelow(0.1, 0.3)).toBe(0.2);
-    expect(levelAbove(0.1, 0.95)).toBe(Infinity);
-    expect(levelBelow(0.1, 0.05)).toBe(-Infinity);
-    expect(levelBelow(0.25, 1)).toBe(0.75);
   });
 });
