@@ -1,14 +1,13 @@
-import type { Lane } from './lane.js';
+import { Firer } from './firing.js';
 import { PauseHeap } from './pause-heap.js';
 import {
-  ARMED, ENABLED, ONE_TIME, OUT, PAUSED, RuleStore, TYPE_CROSSING, TYPE_DOWN, TYPE_GREATER, TYPE_LESS,
-  TYPE_STEP, TYPE_UP,
+  ARMED, ENABLED, OUT, PAUSED, RuleStore, TYPE_DOWN, TYPE_GREATER, TYPE_LESS, TYPE_STEP, TYPE_UP,
 } from './rule-store.js';
 import { NO_FIRINGS, type AlertEvaluator, type CompiledRule, type Firing } from './rules.js';
-import { crossedLevels, isValidStep } from './step-levels.js';
+import { isValidStep } from './step-levels.js';
 import {
   CROSSINGS_CHANGED, DIRTY, GREATER_MIN, HOT_STRIDE, LESS_MAX, LEVELS_CHANGED, PRICE, SAFE_HI, SAFE_LO,
-  TokenState, type StepGroup,
+  TokenState,
 } from './token-state.js';
 
 export type { AlertEvaluator, CompiledRule, Firing } from './rules.js';
@@ -24,7 +23,7 @@ export class RuleIndex implements AlertEvaluator {
   private readonly heap = new PauseHeap();
   /** Per token: price, safe interval, armed level extremes, dirty bits (see token-state.ts). */
   private hot = new Float64Array(HOT_STRIDE * 1024);
-  private batch: Firing[] | null = null;
+  private readonly firer = new Firer(this.rules, this.heap);
   private count = 0;
 
   get size(): number {
@@ -61,7 +60,7 @@ export class RuleIndex implements AlertEvaluator {
     this.rules.set(rule, this.tokenIndex(rule.token), nowMs);
     this.count++;
     if (rule.enabled) this.activate(rule.ruleId, nowMs);
-    return this.flush();
+    return this.firer.flush();
   }
 
   remove(ruleId: number): void {
@@ -83,7 +82,7 @@ export class RuleIndex implements AlertEvaluator {
     r.flags[ruleId] |= ENABLED;
     r.pauseEnd[ruleId] = -Infinity;
     this.activate(ruleId, nowMs);
-    return this.flush();
+    return this.firer.flush();
   }
 
   tick(token: string, price: number, nowMs: number): readonly Firing[] {
@@ -102,26 +101,28 @@ export class RuleIndex implements AlertEvaluator {
     hot[h + PRICE] = price;
     if (!(price > hot[h + SAFE_LO] && price < hot[h + SAFE_HI])) {
       const s = this.tokens[tokenIndex];
-      if (p0 === p0 && p0 !== price) this.crossings(s, p0, price, nowMs);
+      if (p0 === p0 && p0 !== price) this.firer.crossings(s, p0, price, nowMs);
       s.writeSafe(hot, h);
     }
     if (price > hot[h + GREATER_MIN]) {
-      const lane = this.tokens[tokenIndex].greater;
-      this.fireLevels(tokenIndex, lane, 0, lane.lowerBound(price), p0, nowMs);
+      const s = this.tokens[tokenIndex];
+      const lane = s.greater;
+      this.firer.levels(s, lane, 0, lane.lowerBound(price), p0, price, nowMs);
       hot[h + GREATER_MIN] = lane.n !== 0 ? lane.t[0] : Infinity;
     }
     if (price < hot[h + LESS_MAX]) {
-      const lane = this.tokens[tokenIndex].less;
-      this.fireLevels(tokenIndex, lane, lane.upperBound(price), lane.n, p0, nowMs);
+      const s = this.tokens[tokenIndex];
+      const lane = s.less;
+      this.firer.levels(s, lane, lane.upperBound(price), lane.n, p0, price, nowMs);
       hot[h + LESS_MAX] = lane.n !== 0 ? lane.t[lane.n - 1] : -Infinity;
     }
-    return this.flush();
+    return this.firer.flush();
   }
 
   /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */
   sweep(nowMs: number): readonly Firing[] {
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
-    return this.flush();
+    return this.firer.flush();
   }
 
   private runSweep(nowMs: number): void {
@@ -171,9 +172,9 @@ export class RuleIndex implements AlertEvaluator {
     const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
     const t = rules.threshold[r];
     const greater = rules.type[r] === TYPE_GREATER;
-    if ((greater ? p > t : p < t) && !this.fireLevel(r, tokenIndex, NaN, p, nowMs)) return;
-    rules.state[r] = ARMED;
     const s = this.tokens[tokenIndex];
+    if ((greater ? p > t : p < t) && !this.firer.level(r, s, NaN, p, nowMs)) return;
+    rules.state[r] = ARMED;
     (greater ? s.greater : s.less).push(t, r);
     this.markDirty(tokenIndex, LEVELS_CHANGED);
   }
@@ -200,118 +201,6 @@ export class RuleIndex implements AlertEvaluator {
     this.markDirty(tokenIndex, CROSSINGS_CHANGED);
   }
 
-  private crossings(s: TokenState, p0: number, p1: number, nowMs: number): void {
-    if (p1 > p0) {
-      const lo = s.up.upperBound(p0);
-      const hi = s.up.upperBound(p1);
-      if (lo < hi) this.fireCrossings(s, s.up, lo, hi, s.down, p0, p1, nowMs);
-    } else {
-      const lo = s.down.lowerBound(p1);
-      const hi = s.down.lowerBound(p0);
-      if (lo < hi) this.fireCrossings(s, s.down, lo, hi, s.up, p0, p1, nowMs);
-    }
-    const steps = s.steps;
-    for (let g = 0; g < steps.length; g++) {
-      const group = steps[g];
-      if (group.n === 0) continue;
-      const levels = crossedLevels(group.step, p0, p1);
-      if (levels.length !== 0) this.fireSteps(s, group, Object.freeze(levels), p0, p1, nowMs);
-    }
-  }
-
-  /** Fires the crossed range [lo, hi) of a lane, compacting away rules that leave it. */
-  private fireCrossings(
-    s: TokenState, lane: Lane, lo: number, hi: number, other: Lane, p0: number, p1: number, nowMs: number,
-  ): void {
-    const rules = this.rules;
-    const { id, t } = lane;
-    let kept = lo;
-    for (let i = lo; i < hi; i++) {
-      const r = id[i];
-      const keep = nowMs < rules.expires[r] && (nowMs < rules.pauseEnd[r] || this.fireOnce(r, s, p0, p1, undefined, nowMs));
-      if (keep) {
-        id[kept] = r;
-        t[kept++] = t[i];
-      } else {
-        rules.state[r] = OUT;
-        if (rules.type[r] === TYPE_CROSSING) other.remove(t[i], r);
-      }
-    }
-    lane.cut(kept, hi);
-  }
-
-  private fireSteps(
-    s: TokenState, group: StepGroup, levels: readonly number[], p0: number, p1: number, nowMs: number,
-  ): void {
-    const rules = this.rules;
-    const ids = group.ids;
-    let kept = 0;
-    for (let i = 0; i < group.n; i++) {
-      const r = ids[i];
-      const keep = nowMs < rules.expires[r] && (nowMs < rules.pauseEnd[r] || this.fireOnce(r, s, p0, p1, levels, nowMs));
-      if (keep) ids[kept++] = r;
-      else rules.state[r] = OUT;
-    }
-    group.n = kept;
-  }
-
-  /** Fires the satisfied range [lo, hi) of an armed level lane; paused rules move to the heap. */
-  private fireLevels(tokenIndex: number, lane: Lane, lo: number, hi: number, p0: number, nowMs: number): void {
-    const rules = this.rules;
-    const { id, t } = lane;
-    const price = this.hot[tokenIndex * HOT_STRIDE + PRICE];
-    let kept = lo;
-    for (let i = lo; i < hi; i++) {
-      const r = id[i];
-      if (nowMs >= rules.expires[r]) rules.state[r] = OUT;
-      else if (this.fireLevel(r, tokenIndex, p0, price, nowMs)) {
-        id[kept] = r;
-        t[kept++] = t[i];
-      }
-    }
-    lane.cut(kept, hi);
-  }
-
-  /** Fires a crossing rule; false when it leaves the index (One Time). */
-  private fireOnce(r: number, s: TokenState, p0: number, p1: number, levels: readonly number[] | undefined, nowMs: number): boolean {
-    this.emit(r, s, p0, p1, levels, nowMs);
-    const rules = this.rules;
-    if ((rules.flags[r] & ONE_TIME) !== 0) {
-      rules.flags[r] &= ~ENABLED;
-      return false;
-    }
-    if (rules.interval[r] > 0) rules.pauseEnd[r] = nowMs + rules.interval[r];
-    return true;
-  }
-
-  /** Fires a level rule; false when it leaves the armed lane (One Time, or paused to the heap). */
-  private fireLevel(r: number, tokenIndex: number, p0: number, p1: number, nowMs: number): boolean {
-    if (!this.fireOnce(r, this.tokens[tokenIndex], p0, p1, undefined, nowMs)) {
-      this.rules.state[r] = OUT;
-      return false;
-    }
-    const pauseEnd = this.rules.pauseEnd[r];
-    if (pauseEnd <= nowMs) return true;
-    this.rules.state[r] = PAUSED;
-    this.heap.push(pauseEnd, r);
-    return false;
-  }
-
-  private emit(r: number, s: TokenState, p0: number, p1: number, levels: readonly number[] | undefined, nowMs: number): void {
-    const rules = this.rules;
-    (this.batch ??= []).push({
-      ruleId: r,
-      subscriptionId: rules.subscriptionId[r],
-      marketId: rules.marketId[r],
-      token: s.token,
-      ruleType: rules.ruleType(r),
-      previousPrice: p0 === p0 ? p0 : null,
-      price: p1,
-      levels,
-      atMs: nowMs,
-    });
-  }
-
   private markDirty(tokenIndex: number, bits: number): void {
     const at = tokenIndex * HOT_STRIDE + DIRTY;
     this.hot[at] = this.hot[at] | bits;
@@ -323,9 +212,4 @@ export class RuleIndex implements AlertEvaluator {
     this.hot = hot;
   }
 
-  private flush(): readonly Firing[] {
-    const batch = this.batch;
-    this.batch = null;
-    return batch ?? NO_FIRINGS;
-  }
 }
