@@ -46,13 +46,13 @@ export class Firer {
     let kept = lo;
     for (let i = lo; i < hi; i++) {
       const r = id[i];
-      const keep = nowMs < rules.expires[r] && (nowMs < rules.pauseEnd[r] || this.fireOnce(r, s, p0, p1, undefined, nowMs));
+      const keep = nowMs < rules.expires(r) && (nowMs < rules.pauseEnd(r) || this.fireOnce(r, s, p0, p1, undefined, nowMs));
       if (keep) {
         id[kept] = r;
         t[kept++] = t[i];
       } else {
-        rules.state[r] = OUT;
-        if (rules.type[r] === TYPE_CROSSING) other.remove(t[i], r);
+        rules.setState(r, OUT);
+        if (rules.type(r) === TYPE_CROSSING) other.remove(t[i], r);
       }
     }
     lane.cut(kept, hi);
@@ -66,9 +66,9 @@ export class Firer {
     let kept = 0;
     for (let i = 0; i < group.n; i++) {
       const r = ids[i];
-      const keep = nowMs < rules.expires[r] && (nowMs < rules.pauseEnd[r] || this.fireOnce(r, s, p0, p1, levels, nowMs));
+      const keep = nowMs < rules.expires(r) && (nowMs < rules.pauseEnd(r) || this.fireOnce(r, s, p0, p1, levels, nowMs));
       if (keep) ids[kept++] = r;
-      else rules.state[r] = OUT;
+      else rules.setState(r, OUT);
     }
     group.n = kept;
   }
@@ -80,7 +80,7 @@ export class Firer {
     let kept = lo;
     for (let i = lo; i < hi; i++) {
       const r = id[i];
-      if (nowMs >= rules.expires[r]) rules.state[r] = OUT;
+      if (nowMs >= rules.expires(r)) rules.setState(r, OUT);
       else if (this.level(r, s, p0, price, nowMs)) {
         id[kept] = r;
         t[kept++] = t[i];
@@ -93,23 +93,23 @@ export class Firer {
   private fireOnce(r: number, s: TokenState, p0: number, p1: number, levels: readonly number[] | undefined, nowMs: number): boolean {
     this.emit(r, s, p0, p1, levels, nowMs);
     const rules = this.rules;
-    if ((rules.flags[r] & ONE_TIME) !== 0) {
-      rules.flags[r] &= ~ENABLED;
+    if ((rules.flags(r) & ONE_TIME) !== 0) {
+      rules.clearFlag(r, ENABLED);
       return false;
     }
-    if (rules.interval[r] > 0) rules.pauseEnd[r] = nowMs + rules.interval[r];
+    if (rules.interval(r) > 0) rules.setPauseEnd(r, nowMs + rules.interval(r));
     return true;
   }
 
   /** Fires a level rule; false when it leaves the armed lane (One Time, or paused to the heap). */
   level(r: number, s: TokenState, p0: number, p1: number, nowMs: number): boolean {
     if (!this.fireOnce(r, s, p0, p1, undefined, nowMs)) {
-      this.rules.state[r] = OUT;
+      this.rules.setState(r, OUT);
       return false;
     }
-    const pauseEnd = this.rules.pauseEnd[r];
+    const pauseEnd = this.rules.pauseEnd(r);
     if (pauseEnd <= nowMs) return true;
-    this.rules.state[r] = PAUSED;
+    this.rules.setState(r, PAUSED);
     this.heap.push(pauseEnd, r);
     return false;
   }
@@ -118,8 +118,8 @@ export class Firer {
     const rules = this.rules;
     (this.batch ??= []).push({
       ruleId: r,
-      subscriptionId: rules.subscriptionId[r],
-      marketId: rules.marketId[r],
+      subscriptionId: rules.subscriptionId(r),
+      marketId: rules.marketId(r),
       token: s.token,
       ruleType: rules.ruleType(r),
       previousPrice: p0 === p0 ? p0 : null,

@@ -73,14 +73,14 @@ export class RuleIndex implements AlertEvaluator {
   /** Pause (false) or restart (true); a restart clears the pause and checks level rules at once. */
   setEnabled(ruleId: number, enabled: boolean, nowMs: number): readonly Firing[] {
     const r = this.rules;
-    if (!r.isAlive(ruleId) || ((r.flags[ruleId] & ENABLED) !== 0) === enabled) return NO_FIRINGS;
+    if (!r.isAlive(ruleId) || ((r.flags(ruleId) & ENABLED) !== 0) === enabled) return NO_FIRINGS;
     if (!enabled) {
-      r.flags[ruleId] &= ~ENABLED;
+      r.clearFlag(ruleId, ENABLED);
       this.deactivate(ruleId);
       return NO_FIRINGS;
     }
-    r.flags[ruleId] |= ENABLED;
-    r.pauseEnd[ruleId] = -Infinity;
+    r.setFlag(ruleId, ENABLED);
+    r.setPauseEnd(ruleId, -Infinity);
     this.activate(ruleId, nowMs);
     return this.firer.flush();
   }
@@ -130,24 +130,24 @@ export class RuleIndex implements AlertEvaluator {
     while (heap.n !== 0 && heap.topKey() <= nowMs) {
       const key = heap.topKey();
       const r = heap.pop();
-      if (rules.state[r] !== PAUSED || rules.pauseEnd[r] !== key) continue;
-      rules.state[r] = OUT;
-      rules.pauseEnd[r] = -Infinity;
+      if (rules.state(r) !== PAUSED || rules.pauseEnd(r) !== key) continue;
+      rules.setState(r, OUT);
+      rules.setPauseEnd(r, -Infinity);
       this.armLevel(r, nowMs);
     }
   }
 
   private activate(r: number, nowMs: number): void {
     const rules = this.rules;
-    const t = rules.threshold[r];
-    if (nowMs >= rules.expires[r] || !Number.isFinite(t)) return;
-    const type = rules.type[r];
-    const tokenIndex = rules.token[r];
+    const t = rules.threshold(r);
+    if (nowMs >= rules.expires(r) || !Number.isFinite(t)) return;
+    const type = rules.type(r);
+    const tokenIndex = rules.token(r);
     const s = this.tokens[tokenIndex];
     if (type === TYPE_GREATER || type === TYPE_LESS) {
-      if (rules.pauseEnd[r] > nowMs) {
-        rules.state[r] = PAUSED;
-        this.heap.push(rules.pauseEnd[r], r);
+      if (rules.pauseEnd(r) > nowMs) {
+        rules.setState(r, PAUSED);
+        this.heap.push(rules.pauseEnd(r), r);
       } else {
         this.armLevel(r, nowMs);
       }
@@ -160,34 +160,34 @@ export class RuleIndex implements AlertEvaluator {
       if (type !== TYPE_DOWN) s.up.push(t, r);
       if (type !== TYPE_UP) s.down.push(t, r);
     }
-    rules.state[r] = ARMED;
+    rules.setState(r, ARMED);
     this.markDirty(tokenIndex, CROSSINGS_CHANGED);
   }
 
   /** A level rule leaving its pause (or added): fires at once if it holds, else waits armed. */
   private armLevel(r: number, nowMs: number): void {
     const rules = this.rules;
-    if (nowMs >= rules.expires[r]) return;
-    const tokenIndex = rules.token[r];
+    if (nowMs >= rules.expires(r)) return;
+    const tokenIndex = rules.token(r);
     const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
-    const t = rules.threshold[r];
-    const greater = rules.type[r] === TYPE_GREATER;
+    const t = rules.threshold(r);
+    const greater = rules.type(r) === TYPE_GREATER;
     const s = this.tokens[tokenIndex];
     if ((greater ? p > t : p < t) && !this.firer.level(r, s, NaN, p, nowMs)) return;
-    rules.state[r] = ARMED;
+    rules.setState(r, ARMED);
     (greater ? s.greater : s.less).push(t, r);
     this.markDirty(tokenIndex, LEVELS_CHANGED);
   }
 
   private deactivate(r: number): void {
     const rules = this.rules;
-    const state = rules.state[r];
-    rules.state[r] = OUT;
+    const state = rules.state(r);
+    rules.setState(r, OUT);
     if (state !== ARMED) return;
-    const tokenIndex = rules.token[r];
+    const tokenIndex = rules.token(r);
     const s = this.tokens[tokenIndex];
-    const t = rules.threshold[r];
-    const type = rules.type[r];
+    const t = rules.threshold(r);
+    const type = rules.type(r);
     if (type === TYPE_GREATER || type === TYPE_LESS) {
       (type === TYPE_GREATER ? s.greater : s.less).remove(t, r);
       this.markDirty(tokenIndex, LEVELS_CHANGED);

@@ -20,50 +20,67 @@ export const OUT = 0;
 export const ARMED = 1;
 export const PAUSED = 2;
 
-/** Rule fields in columns indexed by the dense rule id: ~50 bytes a rule plus its two strings. */
+// A rule's numbers share one 32-byte record and its small fields one 4-byte record, so judging a
+// crossed rule costs two cache misses rather than one per field.
+const NUM_STRIDE = 4;
+const THRESHOLD = 0;
+const INTERVAL = 1;
+const EXPIRES = 2;
+const PAUSE_END = 3;
+const META_STRIDE = 4;
+const TYPE = 0;
+const FLAGS = 1;
+const STATE = 2;
+
+/** Rule fields indexed by the dense rule id: ~44 bytes a rule plus its two strings. */
 export class RuleStore {
   capacity = 0;
-  token = new Int32Array(0);
-  type = new Uint8Array(0);
-  flags = new Uint8Array(0);
-  state = new Uint8Array(0);
-  threshold = new Float64Array(0);
-  interval = new Float64Array(0);
-  expires = new Float64Array(0);
-  pauseEnd = new Float64Array(0);
-  subscriptionId: string[] = [];
-  marketId: string[] = [];
+  private num = new Float64Array(0);
+  private meta = new Uint8Array(0);
+  private tokens = new Int32Array(0);
+  /** subscriptionId and marketId side by side. */
+  private ids: string[] = [];
   private readonly markets = new Map<string, string>();
 
-  isAlive(ruleId: number): boolean {
-    return ruleId >= 0 && ruleId < this.capacity && (this.flags[ruleId] & ALIVE) !== 0;
+  isAlive(r: number): boolean {
+    return r >= 0 && r < this.capacity && (this.meta[r * META_STRIDE + FLAGS] & ALIVE) !== 0;
   }
 
-  ruleType(ruleId: number): PriceRuleType {
-    return PRICE_RULE_TYPES[this.type[ruleId]];
+  threshold(r: number): number { return this.num[r * NUM_STRIDE + THRESHOLD]; }
+  interval(r: number): number { return this.num[r * NUM_STRIDE + INTERVAL]; }
+  expires(r: number): number { return this.num[r * NUM_STRIDE + EXPIRES]; }
+  pauseEnd(r: number): number { return this.num[r * NUM_STRIDE + PAUSE_END]; }
+  setPauseEnd(r: number, atMs: number): void { this.num[r * NUM_STRIDE + PAUSE_END] = atMs; }
+  type(r: number): number { return this.meta[r * META_STRIDE + TYPE]; }
+  flags(r: number): number { return this.meta[r * META_STRIDE + FLAGS]; }
+  setFlag(r: number, flag: number): void { this.meta[r * META_STRIDE + FLAGS] |= flag; }
+  clearFlag(r: number, flag: number): void { this.meta[r * META_STRIDE + FLAGS] &= ~flag; }
+  state(r: number): number { return this.meta[r * META_STRIDE + STATE]; }
+  setState(r: number, state: number): void { this.meta[r * META_STRIDE + STATE] = state; }
+  token(r: number): number { return this.tokens[r]; }
+  subscriptionId(r: number): string { return this.ids[2 * r]; }
+  marketId(r: number): string { return this.ids[2 * r + 1]; }
+
+  ruleType(r: number): PriceRuleType {
+    return PRICE_RULE_TYPES[this.type(r)];
   }
 
   set(rule: CompiledRule, tokenIndex: number, nowMs: number): void {
     const r = rule.ruleId;
     if (!Number.isInteger(r) || r < 0) throw new RangeError(`ruleId must be a non-negative integer: ${r}`);
     if (r >= this.capacity) this.grow(r + 1);
-    this.token[r] = tokenIndex;
-    this.type[r] = PRICE_RULE_TYPES.indexOf(rule.type);
-    this.flags[r] = ALIVE | (rule.enabled ? ENABLED : 0) | (rule.oneTime ? ONE_TIME : 0);
-    this.state[r] = OUT;
-    this.threshold[r] = rule.threshold;
-    this.interval[r] = rule.oneTime ? 0 : rule.intervalMs;
-    this.expires[r] = rule.expiresAtMs ?? Infinity;
-    this.pauseEnd[r] = initialPauseEnd(rule, nowMs);
-    this.subscriptionId[r] = rule.subscriptionId;
-    this.marketId[r] = this.intern(rule.marketId);
+    this.tokens[r] = tokenIndex;
+    this.num.set([rule.threshold, rule.oneTime ? 0 : rule.intervalMs, rule.expiresAtMs ?? Infinity, initialPauseEnd(rule, nowMs)], r * NUM_STRIDE);
+    const flags = ALIVE | (rule.enabled ? ENABLED : 0) | (rule.oneTime ? ONE_TIME : 0);
+    this.meta.set([PRICE_RULE_TYPES.indexOf(rule.type), flags, OUT], r * META_STRIDE);
+    this.ids[2 * r] = rule.subscriptionId;
+    this.ids[2 * r + 1] = this.intern(rule.marketId);
   }
 
-  clear(ruleId: number): void {
-    this.flags[ruleId] = 0;
-    this.state[ruleId] = OUT;
-    this.subscriptionId[ruleId] = '';
-    this.marketId[ruleId] = '';
+  clear(r: number): void {
+    this.meta.fill(0, r * META_STRIDE, (r + 1) * META_STRIDE);
+    this.ids[2 * r] = '';
+    this.ids[2 * r + 1] = '';
   }
 
   private intern(marketId: string): string {
@@ -75,22 +92,16 @@ export class RuleStore {
 
   private grow(min: number): void {
     const capacity = Math.max(min, this.capacity * 2, 1024);
-    const widen = <T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T => {
-      to.set(from);
-      return to;
-    };
-    this.token = widen(this.token, new Int32Array(capacity));
-    this.type = widen(this.type, new Uint8Array(capacity));
-    this.flags = widen(this.flags, new Uint8Array(capacity));
-    this.state = widen(this.state, new Uint8Array(capacity));
-    this.threshold = widen(this.threshold, new Float64Array(capacity));
-    this.interval = widen(this.interval, new Float64Array(capacity));
-    this.expires = widen(this.expires, new Float64Array(capacity));
-    this.pauseEnd = widen(this.pauseEnd, new Float64Array(capacity));
-    for (let i = this.capacity; i < capacity; i++) {
-      this.subscriptionId.push('');
-      this.marketId.push('');
-    }
+    const num = new Float64Array(capacity * NUM_STRIDE);
+    const meta = new Uint8Array(capacity * META_STRIDE);
+    const tokens = new Int32Array(capacity);
+    num.set(this.num);
+    meta.set(this.meta);
+    tokens.set(this.tokens);
+    this.num = num;
+    this.meta = meta;
+    this.tokens = tokens;
+    for (let i = 2 * this.capacity; i < 2 * capacity; i++) this.ids.push('');
     this.capacity = capacity;
   }
 }
