@@ -56,18 +56,17 @@ export class ReferenceEvaluator implements AlertEvaluator {
   remove(ruleId: number): void {
     const at = this.positions.get(ruleId);
     if (at === undefined) return;
-    const last = this.rules.pop() as ReferenceRule;
-    if (at < this.rules.length) {
-      this.rules[at] = last;
-      this.positions.set(last.ruleId, at);
-    }
+    const last = this.rules[this.rules.length - 1];
+    this.rules[at] = last;
+    this.positions.set(last.ruleId, at);
+    this.rules.length--;
     this.positions.delete(ruleId);
   }
 
   setEnabled(ruleId: number, enabled: boolean, nowMs: number): Firing[] {
     const at = this.positions.get(ruleId);
     if (at === undefined) return [];
-    const rule = this.rules[at] as ReferenceRule;
+    const rule = this.rules[at];
     if (rule.enabled === enabled) return [];
     rule.enabled = enabled;
     if (!enabled) return [];
