@@ -171,7 +171,9 @@ export async function runEngineBench(options: Partial<EngineBenchOptions> = {}):
     row('RuleIndex.tickIndex (dense index)', byIndex),
     row(`ReferenceEvaluator (scan, ${fmt(o.referenceTicks)} ticks)`, referencePass),
   ]);
-  console.log(`\np50/p99: every ${SAMPLE_EVERY}th tick timed alone with process.hrtime.bigint; a timer read costs ~${fmt(timerOverheadNs())} ns (not subtracted).`);
+  gc();
+  console.log(`\nafter both passes: RSS ${mb(process.memoryUsage().rss)}, heap used ${mb(process.memoryUsage().heapUsed)}`);
+  console.log(`p50/p99: every ${SAMPLE_EVERY}th tick timed alone with process.hrtime.bigint; a timer read costs ~${fmt(timerOverheadNs())} ns (not subtracted).`);
   const target = (ok: boolean) => (ok ? 'met' : 'MISSED');
   console.log(`targets: >= 1,000,000 ticks/s by token id ${target(byName.ticksPerSecond >= 1e6)}; >= 100x the scanner ${target(byName.ticksPerSecond >= 100 * referencePass.ticksPerSecond)}; index < 400 MB RSS ${target(after.rss < 400 * 1024 * 1024)}`);
 }
