@@ -211,5 +211,4 @@ export class RuleIndex implements AlertEvaluator {
     hot.set(this.hot);
     this.hot = hot;
   }
-
 }
