@@ -1,0 +1,15 @@
+// `npm run bench -- <name> [--option=value ...]`: one entry per bench, loaded on demand.
+const benches: Record<string, (args: string[]) => Promise<void>> = {
+  engine: async (args) => {
+    const bench = await import('./engine.js');
+    await bench.runEngineBench(bench.engineBenchOptions(args));
+  },
+};
+
+const [name, ...args] = process.argv.slice(2);
+const run = name === undefined ? undefined : benches[name];
+if (run === undefined) {
+  console.error(`usage: npm run bench -- <${Object.keys(benches).join('|')}> [--option=value ...]`);
+  process.exit(2);
+}
+await run(args);

@@ -1,0 +1,214 @@
+import { Firer } from './firing.js';
+import { PauseHeap } from './pause-heap.js';
+import {
+  ARMED, ENABLED, OUT, PAUSED, RuleStore, TYPE_DOWN, TYPE_GREATER, TYPE_LESS, TYPE_STEP, TYPE_UP,
+} from './rule-store.js';
+import { NO_FIRINGS, type AlertEvaluator, type CompiledRule, type Firing } from './rules.js';
+import { isValidStep } from './step-levels.js';
+import {
+  CROSSINGS_CHANGED, DIRTY, GREATER_MIN, HOT_STRIDE, LESS_MAX, LEVELS_CHANGED, PRICE, SAFE_HI, SAFE_LO,
+  TokenState,
+} from './token-state.js';
+
+export type { AlertEvaluator, CompiledRule, Firing } from './rules.js';
+
+/**
+ * The alert engine's rule index: per token, sorted thresholds by rule family, so a tick costs
+ * O(log n + fired). Same semantics as `ReferenceEvaluator` (see docs/engine.md).
+ */
+export class RuleIndex implements AlertEvaluator {
+  private readonly rules = new RuleStore();
+  private readonly tokenIds = new Map<string, number>();
+  private readonly tokens: TokenState[] = [];
+  private readonly heap = new PauseHeap();
+  /** Per token: price, safe interval, armed level extremes, dirty bits (see token-state.ts). */
+  private hot = new Float64Array(HOT_STRIDE * 1024);
+  private readonly firer = new Firer(this.rules, this.heap);
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Dense index of a token (created on first use), for `tickIndex`. */
+  tokenIndex(token: string): number {
+    let index = this.tokenIds.get(token);
+    if (index === undefined) {
+      index = this.tokens.length;
+      this.tokens.push(new TokenState(token));
+      this.tokenIds.set(token, index);
+      const h = index * HOT_STRIDE;
+      if (h === this.hot.length) this.growHot();
+      this.hot.set([NaN, NaN, NaN, Infinity, -Infinity, LEVELS_CHANGED | CROSSINGS_CHANGED], h);
+    }
+    return index;
+  }
+
+  /** Sorts every token's pending inserts now (after a bulk load) instead of on its next tick. */
+  settleAll(): void {
+    for (let i = 0; i < this.tokens.length; i++) this.tokens[i].prepare(this.hot, i * HOT_STRIDE);
+  }
+
+  lastPrice(token: string): number | undefined {
+    const index = this.tokenIds.get(token);
+    const price = index === undefined ? NaN : this.hot[index * HOT_STRIDE + PRICE];
+    return price === price ? price : undefined;
+  }
+
+  add(rule: CompiledRule, nowMs: number): readonly Firing[] {
+    this.remove(rule.ruleId);
+    this.rules.set(rule, this.tokenIndex(rule.token), nowMs);
+    this.count++;
+    if (rule.enabled) this.activate(rule.ruleId, nowMs);
+    return this.firer.flush();
+  }
+
+  remove(ruleId: number): void {
+    if (!this.rules.isAlive(ruleId)) return;
+    this.deactivate(ruleId);
+    this.rules.clear(ruleId);
+    this.count--;
+  }
+
+  /** Pause (false) or restart (true); a restart clears the pause and checks level rules at once. */
+  setEnabled(ruleId: number, enabled: boolean, nowMs: number): readonly Firing[] {
+    const r = this.rules;
+    if (!r.isAlive(ruleId) || ((r.flags(ruleId) & ENABLED) !== 0) === enabled) return NO_FIRINGS;
+    if (!enabled) {
+      r.clearFlag(ruleId, ENABLED);
+      this.deactivate(ruleId);
+      return NO_FIRINGS;
+    }
+    r.setFlag(ruleId, ENABLED);
+    r.setPauseEnd(ruleId, -Infinity);
+    this.activate(ruleId, nowMs);
+    return this.firer.flush();
+  }
+
+  tick(token: string, price: number, nowMs: number): readonly Firing[] {
+    return this.tickIndex(this.tokenIndex(token), price, nowMs);
+  }
+
+  /** `tick` by the dense index from `tokenIndex`, skipping the string lookup. */
+  tickIndex(tokenIndex: number, price: number, nowMs: number): readonly Firing[] {
+    if (!Number.isFinite(price)) return NO_FIRINGS;
+    if (!(tokenIndex >= 0 && tokenIndex < this.tokens.length)) throw new RangeError(`unknown token index ${tokenIndex}`);
+    if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
+    const hot = this.hot;
+    const h = tokenIndex * HOT_STRIDE;
+    if (hot[h + DIRTY] !== 0) this.tokens[tokenIndex].prepare(hot, h);
+    const p0 = hot[h + PRICE];
+    hot[h + PRICE] = price;
+    if (!(price > hot[h + SAFE_LO] && price < hot[h + SAFE_HI])) {
+      const s = this.tokens[tokenIndex];
+      if (p0 === p0 && p0 !== price) this.firer.crossings(s, p0, price, nowMs);
+      s.writeSafe(hot, h);
+    }
+    if (price > hot[h + GREATER_MIN]) {
+      const s = this.tokens[tokenIndex];
+      const lane = s.greater;
+      this.firer.levels(s, lane, 0, lane.lowerBound(price), p0, price, nowMs);
+      hot[h + GREATER_MIN] = lane.n !== 0 ? lane.t[0] : Infinity;
+    }
+    if (price < hot[h + LESS_MAX]) {
+      const s = this.tokens[tokenIndex];
+      const lane = s.less;
+      this.firer.levels(s, lane, lane.upperBound(price), lane.n, p0, price, nowMs);
+      hot[h + LESS_MAX] = lane.n !== 0 ? lane.t[lane.n - 1] : -Infinity;
+    }
+    return this.firer.flush();
+  }
+
+  /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */
+  sweep(nowMs: number): readonly Firing[] {
+    if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
+    return this.firer.flush();
+  }
+
+  private runSweep(nowMs: number): void {
+    const { heap, rules } = this;
+    while (heap.n !== 0 && heap.topKey() <= nowMs) {
+      const key = heap.topKey();
+      const r = heap.pop();
+      if (rules.state(r) !== PAUSED || rules.pauseEnd(r) !== key) continue;
+      rules.setState(r, OUT);
+      rules.setPauseEnd(r, -Infinity);
+      this.armLevel(r, nowMs);
+    }
+  }
+
+  private activate(r: number, nowMs: number): void {
+    const rules = this.rules;
+    const t = rules.threshold(r);
+    if (nowMs >= rules.expires(r) || !Number.isFinite(t)) return;
+    const type = rules.type(r);
+    const tokenIndex = rules.token(r);
+    const s = this.tokens[tokenIndex];
+    if (type === TYPE_GREATER || type === TYPE_LESS) {
+      if (rules.pauseEnd(r) > nowMs) {
+        rules.setState(r, PAUSED);
+        this.heap.push(rules.pauseEnd(r), r);
+      } else {
+        this.armLevel(r, nowMs);
+      }
+      return;
+    }
+    if (type === TYPE_STEP) {
+      if (!isValidStep(t)) return;
+      s.stepGroup(t).push(r);
+    } else {
+      if (type !== TYPE_DOWN) s.up.push(t, r);
+      if (type !== TYPE_UP) s.down.push(t, r);
+    }
+    rules.setState(r, ARMED);
+    this.markDirty(tokenIndex, CROSSINGS_CHANGED);
+  }
+
+  /** A level rule leaving its pause (or added): fires at once if it holds, else waits armed. */
+  private armLevel(r: number, nowMs: number): void {
+    const rules = this.rules;
+    if (nowMs >= rules.expires(r)) return;
+    const tokenIndex = rules.token(r);
+    const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
+    const t = rules.threshold(r);
+    const greater = rules.type(r) === TYPE_GREATER;
+    const s = this.tokens[tokenIndex];
+    if ((greater ? p > t : p < t) && !this.firer.level(r, s, NaN, p, nowMs)) return;
+    rules.setState(r, ARMED);
+    (greater ? s.greater : s.less).push(t, r);
+    this.markDirty(tokenIndex, LEVELS_CHANGED);
+  }
+
+  private deactivate(r: number): void {
+    const rules = this.rules;
+    const state = rules.state(r);
+    rules.setState(r, OUT);
+    if (state !== ARMED) return;
+    const tokenIndex = rules.token(r);
+    const s = this.tokens[tokenIndex];
+    const t = rules.threshold(r);
+    const type = rules.type(r);
+    if (type === TYPE_GREATER || type === TYPE_LESS) {
+      (type === TYPE_GREATER ? s.greater : s.less).remove(t, r);
+      this.markDirty(tokenIndex, LEVELS_CHANGED);
+      return;
+    }
+    if (type === TYPE_STEP) s.stepGroup(t).remove(r);
+    else {
+      if (type !== TYPE_DOWN) s.up.remove(t, r);
+      if (type !== TYPE_UP) s.down.remove(t, r);
+    }
+    this.markDirty(tokenIndex, CROSSINGS_CHANGED);
+  }
+
+  private markDirty(tokenIndex: number, bits: number): void {
+    const at = tokenIndex * HOT_STRIDE + DIRTY;
+    this.hot[at] = this.hot[at] | bits;
+  }
+
+  private growHot(): void {
+    const hot = new Float64Array(this.hot.length * 2);
+    hot.set(this.hot);
+    this.hot = hot;
+  }
+}

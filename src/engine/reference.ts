@@ -1,0 +1,150 @@
+import {
+  CROSSING, CROSSING_DOWN, CROSSING_STEP, CROSSING_UP, GREATER_THAN, LESS_THAN,
+  initialPauseEnd, isLevelRule, type AlertEvaluator, type CompiledRule, type Firing,
+} from './rules.js';
+import { allLevels } from './step-levels.js';
+import type { PriceRuleType } from '../domain/enums.js';
+
+/** A rule with its mutable state; a class so every rule shares one object shape. */
+class ReferenceRule implements CompiledRule {
+  readonly ruleId: number;
+  readonly subscriptionId: string;
+  readonly marketId: string;
+  readonly token: string;
+  readonly type: PriceRuleType;
+  readonly threshold: number;
+  readonly oneTime: boolean;
+  readonly intervalMs: number;
+  readonly expiresAtMs: number | null;
+  enabled: boolean;
+  /** End of the Recurring pause after the last firing; null when not paused. */
+  pauseEnd: number | null;
+
+  constructor(rule: CompiledRule, nowMs: number) {
+    this.ruleId = rule.ruleId;
+    this.subscriptionId = rule.subscriptionId;
+    this.marketId = rule.marketId;
+    this.token = rule.token;
+    this.type = rule.type;
+    this.threshold = rule.threshold;
+    this.oneTime = rule.oneTime;
+    this.intervalMs = rule.intervalMs;
+    this.expiresAtMs = rule.expiresAtMs;
+    this.enabled = rule.enabled;
+    const pause = initialPauseEnd(rule, nowMs);
+    this.pauseEnd = pause === -Infinity ? null : pause;
+  }
+}
+
+/**
+ * The obviously-correct evaluator the index is tested against: every call scans every rule.
+ * tick = sweep (pauses that ended) then the rules of that token against (p0, p1).
+ */
+export class ReferenceEvaluator implements AlertEvaluator {
+  private readonly rules: ReferenceRule[] = [];
+  private readonly positions = new Map<number, number>();
+  private readonly prices = new Map<string, number>();
+
+  add(rule: CompiledRule, nowMs: number): Firing[] {
+    this.remove(rule.ruleId);
+    const stored = new ReferenceRule(rule, nowMs);
+    this.positions.set(rule.ruleId, this.rules.length);
+    this.rules.push(stored);
+    return this.checkLevelNow(stored, nowMs);
+  }
+
+  remove(ruleId: number): void {
+    const at = this.positions.get(ruleId);
+    if (at === undefined) return;
+    const last = this.rules[this.rules.length - 1];
+    this.rules[at] = last;
+    this.positions.set(last.ruleId, at);
+    this.rules.length--;
+    this.positions.delete(ruleId);
+  }
+
+  setEnabled(ruleId: number, enabled: boolean, nowMs: number): Firing[] {
+    const at = this.positions.get(ruleId);
+    if (at === undefined) return [];
+    const rule = this.rules[at];
+    if (rule.enabled === enabled) return [];
+    rule.enabled = enabled;
+    if (!enabled) return [];
+    rule.pauseEnd = null;
+    return this.checkLevelNow(rule, nowMs);
+  }
+
+  tick(token: string, price: number, nowMs: number): Firing[] {
+    if (!Number.isFinite(price)) return [];
+    const firings = this.sweep(nowMs);
+    const p0 = this.prices.get(token);
+    this.prices.set(token, price);
+    for (const rule of this.rules) {
+      if (rule.token !== token || !this.eligible(rule, nowMs)) continue;
+      const levels = rule.type === CROSSING_STEP && p0 !== undefined ? crossed(rule.threshold, p0, price) : [];
+      if (holds(rule, p0, price, levels)) {
+        firings.push(this.fire(rule, p0 ?? null, price, levels, nowMs));
+      }
+    }
+    return firings;
+  }
+
+  /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */
+  sweep(nowMs: number): Firing[] {
+    const firings: Firing[] = [];
+    for (const rule of this.rules) {
+      if (!isLevelRule(rule.type) || rule.pauseEnd === null || nowMs < rule.pauseEnd) continue;
+      rule.pauseEnd = null;
+      firings.push(...this.checkLevelNow(rule, nowMs));
+    }
+    return firings;
+  }
+
+  lastPrice(token: string): number | undefined {
+    return this.prices.get(token);
+  }
+
+  private checkLevelNow(rule: ReferenceRule, nowMs: number): Firing[] {
+    const price = this.prices.get(rule.token);
+    if (!isLevelRule(rule.type) || price === undefined || !this.eligible(rule, nowMs)) return [];
+    return holds(rule, undefined, price, []) ? [this.fire(rule, null, price, [], nowMs)] : [];
+  }
+
+  private eligible(rule: ReferenceRule, nowMs: number): boolean {
+    return (
+      rule.enabled &&
+      Number.isFinite(rule.threshold) &&
+      (rule.expiresAtMs === null || nowMs < rule.expiresAtMs) &&
+      (rule.pauseEnd === null || nowMs >= rule.pauseEnd)
+    );
+  }
+
+  private fire(rule: ReferenceRule, p0: number | null, p1: number, levels: number[], nowMs: number): Firing {
+    if (rule.oneTime) rule.enabled = false;
+    else if (rule.intervalMs > 0) rule.pauseEnd = nowMs + rule.intervalMs;
+    const firing: Firing = {
+      ruleId: rule.ruleId, subscriptionId: rule.subscriptionId, marketId: rule.marketId, token: rule.token,
+      ruleType: rule.type, previousPrice: p0, price: p1, atMs: nowMs,
+    };
+    if (rule.type === CROSSING_STEP) firing.levels = levels;
+    return firing;
+  }
+}
+
+function crossed(step: number, p0: number, p1: number): number[] {
+  const levels = allLevels(step);
+  if (p1 > p0) return levels.filter((level) => p0 < level && level <= p1);
+  return levels.filter((level) => p1 <= level && level < p0).reverse();
+}
+
+function holds(rule: CompiledRule, p0: number | undefined, p1: number, levels: number[]): boolean {
+  const t = rule.threshold;
+  switch (rule.type) {
+    case CROSSING_UP: return p0 !== undefined && p0 < t && t <= p1;
+    case CROSSING_DOWN: return p0 !== undefined && p0 > t && t >= p1;
+    case CROSSING: return p0 !== undefined && ((p0 < t && t <= p1) || (p0 > t && t >= p1));
+    case CROSSING_STEP: return levels.length > 0;
+    case GREATER_THAN: return p1 > t;
+    case LESS_THAN: return p1 < t;
+  }
+}
