@@ -6,9 +6,9 @@ import { validationError } from './errors.js';
 export function outboundUrlCheck(ctx: Pick<ServiceContext, 'config'>) {
   return async (field: string, url: string): Promise<void> => {
     try {
-      await assertPublicHttpUrl(url, { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
+      await assertPublicHttpUrl(url, { allowPrivate: ctx.config.ALLOW_PRIVATE_URLS, field });
     } catch (err) {
-      if (err instanceof UnsafeUrlError) throw validationError(`${field}: ${err.message}`);
+      if (err instanceof UnsafeUrlError) throw validationError(err.message);
       throw err;
     }
   };
