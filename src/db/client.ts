@@ -75,7 +75,8 @@ function wrapPglite(pg: PGlite): Database {
 }
 
 function openPostgres(url: string, max: number): Database {
-  const client = postgres(url, { max, onnotice: () => {}, connection: { application_name: 'oddswatch' } });
+  // Advisory locks reserve a connection of their own while the work runs on another: at least two.
+  const client = postgres(url, { max: Math.max(2, max), onnotice: () => {}, connection: { application_name: 'oddswatch' } });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     kind: 'postgres',

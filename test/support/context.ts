@@ -1,0 +1,55 @@
+import supertest from 'supertest';
+import { parseConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/index.js';
+import { createApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
+import { insertAccountWithToken } from '../../src/services/accounts/index.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import { createTestDatabase } from './db.js';
+
+export const TEST_SETTINGS = {
+  ALLOW_PRIVATE_URLS: 'true',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_PER_MINUTE: '100000',
+  SEARCH_RATE_LIMIT_PER_MINUTE: '100000',
+};
+
+export interface TestAccount {
+  userId: string;
+  token: string;
+  auth: { Authorization: string };
+  ctx: ServiceContext;
+}
+
+export interface TestEnv {
+  database: Database;
+  config: Config;
+  http: ReturnType<typeof supertest.agent>;
+  newAccount(opts?: { isAdmin?: boolean }): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+/** A database of the file's own, the real app over it, and a way to make accounts. */
+export async function createTestEnv(settings: Record<string, string> = {}): Promise<TestEnv> {
+  const database = await createTestDatabase();
+  const config = parseConfig({ ...TEST_SETTINGS, ...settings });
+  const logger = createLogger('silent');
+  const app = createApp({ config, database, logger, readiness: async () => ({ ready: true }) });
+  return {
+    database,
+    config,
+    http: supertest.agent(app),
+    async newAccount(opts = {}) {
+      const { userId, token } = await insertAccountWithToken(database.db, { isAdmin: opts.isAdmin });
+      const ctx: ServiceContext = {
+        database,
+        config,
+        logger,
+        caller: { kind: 'system' },
+        account: { id: userId, isAdmin: opts.isAdmin ?? false },
+      };
+      return { userId, token, auth: { Authorization: `Bearer ${token}` }, ctx };
+    },
+    close: () => database.drop(),
+  };
+}

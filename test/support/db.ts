@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { PGLITE_TEMPLATE, withDatabase } from './global-setup.js';
+
+export const engineName = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+
+/** A migrated database of this test file's own: PGlite in memory, or a clone of the PostgreSQL template. */
+export async function createTestDatabase(): Promise<Database & { drop(): Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  const template = inject('pgTemplate');
+  if (!url || !template) {
+    const dump = await readFile(PGLITE_TEMPLATE);
+    const pg = new PGlite({ loadDataDir: new Blob([dump]) });
+    const database = await openDatabase({ pglite: pg });
+    return Object.assign(database, { drop: () => database.close() });
+  }
+  const name = `oddswatch_t${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}" template "${template}"`);
+  const database = await openDatabase({ databaseUrl: withDatabase(url, name), maxConnections: 5 });
+  return Object.assign(database, {
+    async drop() {
+      await database.close();
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  });
+}
