@@ -78,6 +78,6 @@ export const accountRoutes = defineRoutes([
     status: 201,
     response: NewAccount,
     errors: [400, 403],
-    handler: (ctx, { body }) => accounts.createAccount({ ctx, input: body ?? {} }),
+    handler: (ctx, { body }) => accounts.createAccount({ ctx, input: body === undefined ? {} : body }),
   },
 ]);

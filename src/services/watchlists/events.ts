@@ -23,7 +23,8 @@ export async function putWatchlistEvent({
 }): Promise<WatchlistView> {
   const watchlistId = parseInput(Id, input.watchlistId);
   const eventId = parseInput(Id, input.eventId);
-  const selection = parseInput(EventSelection, input.body ?? {});
+  // No body at all means the defaults; an explicit JSON null is a bad body.
+  const selection = parseInput(EventSelection, input.body === undefined ? {} : input.body);
   return inTransaction(ctx.database.db, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     await putEventSelection(tx, watchlistId, eventId, selection, ctx.config.MAX_EVENTS_PER_WATCHLIST);
