@@ -78,12 +78,12 @@ describe('the service process on a PGlite data dir', () => {
     const again = await startService(dataDir);
     try {
       expect(again.printed.join('\n')).not.toMatch(/shown once/);
-      const list = await (await fetch(`${again.url}/watchlists`, { headers: auth })).json();
-      expect(list.watchLists.map((w: { name: string }) => w.name)).toEqual(['Survives']);
+      const list = (await (await fetch(`${again.url}/watchlists`, { headers: auth })).json()) as { watchLists: { name: string }[] };
+      expect(list.watchLists.map((w) => w.name)).toEqual(['Survives']);
       for (const t of [account.token, second.token]) {
         const me = await fetch(`${again.url}/me`, { headers: { Authorization: `Bearer ${t}` } });
         expect(me.status).toBe(200);
-        expect((await me.json()).userId).toBe(account.userId);
+        expect(((await me.json()) as { userId: string }).userId).toBe(account.userId);
       }
     } finally {
       expect(await stop(again.child)).toBe(0);

@@ -33,7 +33,7 @@ export interface TestEnv {
 export async function createTestEnv(settings: Record<string, string> = {}): Promise<TestEnv> {
   const database = await createTestDatabase();
   const config = parseConfig({ ...TEST_SETTINGS, ...settings });
-  const logger = createLogger('silent');
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const app = createApp({ config, database, logger, readiness: async () => ({ ready: true }) });
   return {
     database,
