@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { subscriptionChannels, type ChannelSettings } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
+import { outboundUrlCheck } from '../outbound-urls.js';
 import type { Channel } from './schemas.js';
 
 export interface ChannelChecks {
@@ -22,6 +24,10 @@ export async function prepareChannels(channels: Channel[], checks: ChannelChecks
   }
   return unique;
 }
+
+/** The channel checks with the caller's limits and the SSRF guard. */
+export const checkChannels = (ctx: ServiceContext, channels: Channel[]) =>
+  prepareChannels(channels, { maxChannels: ctx.config.MAX_CHANNELS_PER_SUBSCRIPTION, checkUrl: outboundUrlCheck(ctx) });
 
 /** Replaces a subscription's channels. A channel kept as it was keeps its delivery status. */
 export async function writeChannels(tx: Tx, subscriptionId: string, channels: Channel[]): Promise<void> {

@@ -4,11 +4,10 @@ import { subscriptions } from '../../db/schema/index.js';
 import type { ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { newId } from '../ids.js';
-import { outboundUrlCheck } from '../outbound-urls.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
-import { prepareChannels, writeChannels } from './channels.js';
+import { checkChannels, writeChannels } from './channels.js';
 import { ruleColumns } from './rule-fields.js';
 import { CreateSubscriptionInput } from './schemas.js';
 import { resolveTarget } from './targets.js';
@@ -16,10 +15,7 @@ import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
 export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
   const body = parseInput(CreateSubscriptionInput, input);
-  const channels = await prepareChannels(body.channels, {
-    maxChannels: ctx.config.MAX_CHANNELS_PER_SUBSCRIPTION,
-    checkUrl: outboundUrlCheck(ctx),
-  });
+  const channels = await checkChannels(ctx, body.channels);
   return inTransaction(ctx.database.db, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);
     const [owned] = await tx.select({ n: count() }).from(subscriptions).where(eq(subscriptions.accountId, ctx.account.id));

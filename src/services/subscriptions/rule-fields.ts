@@ -1,4 +1,11 @@
-import { CATALOG_RULE_TYPE, DEFAULT_TRIGGER_INTERVAL, type TriggerInterval, type TriggerType } from '../../domain/enums.js';
+import {
+  CATALOG_RULE_TYPE,
+  DEFAULT_TRIGGER_INTERVAL,
+  type PriceRuleType,
+  type SubscriptionType,
+  type TriggerInterval,
+  type TriggerType,
+} from '../../domain/enums.js';
 import type { SubscriptionTypeConfig } from './schemas.js';
 
 /**
@@ -19,4 +26,12 @@ export function ruleColumns(
     triggerType,
     triggerInterval: triggerType === 'One Time' ? null : (triggerInterval ?? DEFAULT_TRIGGER_INTERVAL),
   };
+}
+
+/** The type config a stored row holds: the inverse of `ruleColumns`. */
+export function storedTypeConfig(row: { type: SubscriptionType; thresholdPercent: number | null }): SubscriptionTypeConfig {
+  if (row.type === CATALOG_RULE_TYPE || row.thresholdPercent === null) {
+    return { type: CATALOG_RULE_TYPE, config: { params: {} } };
+  }
+  return { type: row.type as PriceRuleType, config: { params: { threshold_percent: row.thresholdPercent } } };
 }

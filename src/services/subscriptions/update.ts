@@ -2,13 +2,12 @@ import { eq, sql } from 'drizzle-orm';
 import { inTransaction } from '../../db/client.js';
 import { subscriptions } from '../../db/schema/index.js';
 import type { ServiceContext } from '../context.js';
-import { outboundUrlCheck } from '../outbound-urls.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
-import { prepareChannels, writeChannels } from './channels.js';
+import { checkChannels, writeChannels } from './channels.js';
 import { requireOwnedSubscription } from './owned.js';
-import { ruleColumns } from './rule-fields.js';
-import { SubscriptionIdInput, UpdateSubscriptionInput, type SubscriptionTypeConfig } from './schemas.js';
+import { ruleColumns, storedTypeConfig } from './rule-fields.js';
+import { SubscriptionIdInput, UpdateSubscriptionInput } from './schemas.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
 type Args = { ctx: ServiceContext; input: { subscriptionId: string; body: unknown } };
@@ -20,19 +19,10 @@ type Args = { ctx: ServiceContext; input: { subscriptionId: string; body: unknow
 export async function updateSubscription({ ctx, input }: Args): Promise<SubscriptionView> {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   const body = parseInput(UpdateSubscriptionInput, input.body);
-  const channels = body.channels
-    ? await prepareChannels(body.channels, {
-        maxChannels: ctx.config.MAX_CHANNELS_PER_SUBSCRIPTION,
-        checkUrl: outboundUrlCheck(ctx),
-      })
-    : undefined;
+  const channels = body.channels ? await checkChannels(ctx, body.channels) : undefined;
   return inTransaction(ctx.database.db, async (tx) => {
     const row = await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
-    const typeConfig: SubscriptionTypeConfig =
-      body.subscriptionTypeConfig ??
-      (row.thresholdPercent === null
-        ? { type: 'New or closed events and markets', config: { params: {} } }
-        : { type: row.type as Exclude<typeof row.type, 'New or closed events and markets'>, config: { params: { threshold_percent: row.thresholdPercent } } });
+    const typeConfig = body.subscriptionTypeConfig ?? storedTypeConfig(row);
     const triggerType = body.triggerType ?? row.triggerType;
     const interval = body.triggerInterval ?? row.triggerInterval;
     await tx
