@@ -73,7 +73,11 @@ function bodies(endpoint: Endpoint) {
   const mutated = fc
     .tuple(fc.constantFrom(...Object.keys(valid)), fc.anything({ maxDepth: 2 }))
     .map(([key, value]) => ({ ...valid, [key]: value }));
-  return fc.oneof(whole, mutated).filter((body) => !endpoint.schema.safeParse(body).success);
+  // Filter on what is actually sent: JSON drops undefined values, which can turn a bad body valid.
+  return fc
+    .oneof(whole, mutated)
+    .map((body) => (body === undefined ? null : JSON.parse(JSON.stringify(body) ?? 'null')))
+    .filter((body) => !endpoint.schema.safeParse(body).success);
 }
 
 describe(`random bodies to every POST, PUT and PATCH (${engineName})`, () => {
@@ -82,7 +86,7 @@ describe(`random bodies to every POST, PUT and PATCH (${engineName})`, () => {
       const before = await snapshot();
       await fc.assert(
         fc.asyncProperty(bodies(endpoint), async (body) => {
-          const res = await env.http[endpoint.method](endpoint.path()).set(a.auth).set('content-type', 'application/json').send(JSON.stringify(body) ?? 'null');
+          const res = await env.http[endpoint.method](endpoint.path()).set(a.auth).set('content-type', 'application/json').send(JSON.stringify(body));
           expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
           expect(res.status).toBeLessThan(500);
           expect(res.body).toEqual({ error: expect.any(String) });
