@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { clock, eventually, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -54,6 +54,30 @@ describe(`engine runner: Recurring pause across restarts (${engineName})`, () =>
     runner.onPrice(m.yesTokenId, 0.65, c.advance(10));
     await runner.idle();
     expect(await notificationsOf(env, subId)).toHaveLength(0);
+    await runner.stop();
+  });
+});
+
+describe(`engine runner: restart by the user (${engineName})`, () => {
+  it('clears the Recurring pause: a level rule that still holds fires again at once', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const m = event.markets[0]!;
+    const subId = await subscribe(env, a, wl, {
+      scope: 'Market', eventId: event.id, marketId: m.id, type: 'Less Than', threshold: 30, triggerInterval: '24h',
+    });
+    const c = clock(Date.now() - 60_000);
+    const runner = startRunner(env, c);
+    await runner.start();
+    runner.onPrice(m.yesTokenId, 0.2, c.now());
+    await runner.idle();
+    expect(await notificationsOf(env, subId)).toHaveLength(1);
+
+    c.advance(1000);
+    await env.http.post(`/subscription/${subId}/restart`).set(a.auth).expect(200);
+    await eventually(async () => expect(await notificationsOf(env, subId)).toHaveLength(2));
+    expect((await getSub(env, a, subId)).status).toEqual({ enabled: true, reason: 'Triggered' });
     await runner.stop();
   });
 });

@@ -58,6 +58,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const bySubscription = new Map<string, Set<number>>();
   const tokenRefs = new Map<string, number>();
   const freeIds: number[] = [];
+  // Firings not yet written may be newer than subscription_market_state: reloads take the later.
+  const lastFired = new Map<string, number>();
   let nextId = 0;
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -73,6 +75,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
 
   function handleFirings(firings: readonly Firing[], ctx: FiringContext): void {
     for (const firing of firings) {
+      lastFired.set(`${firing.subscriptionId}:${firing.marketId}`, firing.atMs);
       void enqueue(async () => {
         const outcome = await writeFiring(database, firing, ctx);
         emitter.emit('fired', firing, outcome);
@@ -106,6 +109,10 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     const nowMs = now();
     for (const pair of pairs) {
       const ruleId = freeIds.pop() ?? nextId++;
+      const fired = lastFired.get(`${pair.subscriptionId}:${pair.marketId}`);
+      if (fired !== undefined && fired > (pair.updatedAtMs ?? -Infinity) && fired > (pair.lastFiredAtMs ?? -Infinity)) {
+        pair.lastFiredAtMs = fired;
+      }
       const rule = compileRule(pair, ruleId);
       meta.set(ruleId, { subscriptionId: pair.subscriptionId, marketId: pair.marketId, token: pair.token });
       let ids = bySubscription.get(pair.subscriptionId);

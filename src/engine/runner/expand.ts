@@ -20,6 +20,8 @@ export interface RulePair {
   triggerType: TriggerType;
   triggerInterval: TriggerInterval | null;
   expiresAtMs: number | null;
+  /** Last user change (restart, update); a firing before it no longer pauses the rule. */
+  updatedAtMs: number | null;
   lastFiredAtMs: number | null;
 }
 
@@ -32,6 +34,7 @@ type Row = {
   trigger_type: TriggerType;
   trigger_interval: TriggerInterval | null;
   expires_at_ms: number | string | null;
+  updated_at_ms: number | string | null;
   last_fired_at_ms: number | string | null;
 };
 
@@ -55,7 +58,7 @@ export async function expandPriceRules(
     sql`
       with s as (
         select id, scope, event_id, market_id, watchlist_id, type, threshold_percent, trigger_type,
-               trigger_interval, expires_at
+               trigger_interval, expires_at, updated_at
         from subscriptions s
         where s.enabled and s.type <> ${CATALOG_RULE_TYPE} and s.threshold_percent is not null ${only}
       ), pairs as (
@@ -71,7 +74,10 @@ export async function expandPriceRules(
       select s.id as subscription_id, m.id as market_id, m.yes_token_id as token, s.type,
              s.threshold_percent, s.trigger_type, s.trigger_interval,
              (extract(epoch from s.expires_at) * 1000)::float8 as expires_at_ms,
-             (extract(epoch from st.last_fired_at) * 1000)::float8 as last_fired_at_ms
+             (extract(epoch from s.updated_at) * 1000)::float8 as updated_at_ms,
+             -- A user change (restart, update) after the last firing clears its Recurring pause.
+             case when s.updated_at is null or st.last_fired_at > s.updated_at
+                  then (extract(epoch from st.last_fired_at) * 1000)::float8 end as last_fired_at_ms
       from pairs p
       join s on s.id = p.sid
       join catalog_markets m on m.id = p.mid
@@ -89,6 +95,7 @@ export async function expandPriceRules(
     triggerType: r.trigger_type,
     triggerInterval: r.trigger_interval,
     expiresAtMs: num(r.expires_at_ms),
+    updatedAtMs: num(r.updated_at_ms),
     lastFiredAtMs: num(r.last_fired_at_ms),
   }));
 }
