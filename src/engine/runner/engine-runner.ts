@@ -157,7 +157,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       if (timer) clearInterval(timer);
       for (const u of unlisten) await u().catch(() => {});
       unlisten = [];
-      await queue;
+      await runner.idle();
       await prices.flush();
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
