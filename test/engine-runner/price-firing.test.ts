@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { tokenPrices } from '../../src/db/schema/index.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -192,5 +193,29 @@ describe(`engine runner: price firings (${engineName})`, () => {
     runner.onPrice(m.yesTokenId, 0.65, c.advance(60_000));
     await runner.idle();
     expect(await notificationsOf(env, subId)).toHaveLength(1);
+  });
+
+  it('Crossing Step names the levels crossed; a deleted subscription is skipped', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const m = event.markets[0]!;
+    const subId = await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, type: 'Crossing Step', threshold: 10, triggerInterval: '0m' });
+    const { runner, c } = await started();
+    runner.onPrice(m.yesTokenId, 0.25, c.now());
+    runner.onPrice(m.yesTokenId, 0.52, c.advance(10));
+    await runner.idle();
+    const [n] = await notificationsOf(env, subId);
+    expect(n!.payload).toMatchObject({
+      subscriptionTypeConfig: { type: 'Crossing Step', config: { params: { threshold_percent: 10 } } },
+      detectionDetails: { levels: [0.3, 0.4, 0.5], detectedValue: 0.52 },
+    });
+
+    const outcomes: string[] = [];
+    runner.on('fired', (_f, outcome) => outcomes.push(outcome));
+    await env.database.rows(sql`delete from subscriptions where id = ${subId}`);
+    runner.onPrice(m.yesTokenId, 0.65, c.advance(10));
+    await runner.idle();
+    expect(outcomes).toEqual(['skipped']);
   });
 });
