@@ -1,0 +1,213 @@
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { catalogChanges, catalogEvents, catalogMarkets, subscriptions, watchlists } from '../../db/schema/index.js';
+import {
+  CATALOG_RULE_TYPE,
+  type CatalogChangeKind,
+  type EventStatusScope,
+  type EventStatusTrigger,
+  type StatusReason,
+} from '../../domain/enums.js';
+import type { Logger } from '../../logger.js';
+import { announceSubscriptionChange } from '../../services/watchlists/changes.js';
+import { loadChannels, lockSubscription } from './fire.js';
+import { insertNotificationWithDeliveries, payloadChannels } from './notify.js';
+
+export interface CatalogChange {
+  id: number;
+  kind: CatalogChangeKind;
+  eventId: string;
+  marketId: string | null;
+  detectedAt: Date;
+}
+
+export interface CatalogChangeConsumerOptions {
+  database: Database;
+  logger: Logger;
+  /** Told about every event whose markets changed, so price rules of wide scopes follow. */
+  onEventChanged?: (eventId: string) => Promise<void> | void;
+  pollIntervalMs?: number;
+  /** Start after this change id; default: the newest change at start (older ones are history). */
+  afterId?: number;
+}
+
+export interface CatalogChangeConsumer {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Processes every change not yet seen, in id order; answers how many. */
+  processPending(): Promise<number>;
+  readonly lastId: number;
+}
+
+type MarketRow = typeof catalogMarkets.$inferSelect;
+type EventRow = typeof catalogEvents.$inferSelect;
+
+interface StatusNotice {
+  scope: EventStatusScope;
+  trigger: EventStatusTrigger;
+  market: MarketRow | undefined;
+}
+
+/** What a change announces (spec: Events, event status notification kinds and rules). */
+export function noticesFor(change: CatalogChange, markets: readonly MarketRow[]): StatusNotice[] {
+  const market = markets.find((m) => m.id === change.marketId);
+  switch (change.kind) {
+    case 'new_event':
+      return markets.map((m) => ({ scope: 'Market', trigger: 'Open', market: m }));
+    case 'new_market':
+      return market ? [{ scope: 'Market', trigger: 'Open', market }] : [];
+    case 'closed_market':
+      return market ? [{ scope: 'Market', trigger: 'Closed', market }] : [];
+    case 'closed_event':
+      return [{ scope: 'Event', trigger: 'Closed', market: markets.length === 1 ? markets[0] : undefined }];
+  }
+}
+
+export function createCatalogChangeConsumer(options: CatalogChangeConsumerOptions): CatalogChangeConsumer {
+  const { database, logger } = options;
+  const db = database.db;
+  let lastId = options.afterId ?? -1;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+
+  async function matchingSubscriptions(change: CatalogChange): Promise<string[]> {
+    const rows = await database.rows<{ id: string }>(sql`
+      select s.id from subscriptions s
+      where s.enabled and s.type = ${CATALOG_RULE_TYPE} and (
+        (s.scope = 'Event' and s.event_id = ${change.eventId})
+        or (s.scope = 'Market' and s.market_id = ${change.marketId})
+        or (s.scope = 'Watchlist' and exists (
+          select 1 from watchlist_events we where we.watchlist_id = s.watchlist_id and we.event_id = ${change.eventId})))
+      order by s.id`);
+    return rows.map((r) => r.id);
+  }
+
+  async function notify(subscriptionId: string, change: CatalogChange, event: EventRow, notice: StatusNotice): Promise<void> {
+    await db.transaction(async (tx) => {
+      const sub = await lockSubscription(tx, subscriptionId);
+      if (!sub || !sub.enabled) return;
+      const [wl] = await tx.select({ name: watchlists.name }).from(watchlists).where(eq(watchlists.id, sub.watchlistId));
+      const channels = await loadChannels(tx, sub.id);
+      const m = notice.market;
+      const payload: Record<string, unknown> = {
+        type: 'event_status_notification',
+        userId: sub.accountId,
+        eventStatusScope: notice.scope,
+        triggerType: notice.trigger,
+        createdAt: new Date().toISOString(),
+        subscriptionId: sub.id,
+        watchlistId: sub.watchlistId,
+        watchlistName: wl?.name ?? '',
+        eventId: event.id,
+        eventTitle: event.title,
+        ...(m
+          ? {
+              marketId: m.id,
+              marketQuestion: m.question,
+              outcomes: JSON.stringify(m.outcomes),
+              outcomePrices: JSON.stringify(m.outcomePrices.map(String)),
+            }
+          : {}),
+        polymarketSlug: event.slug,
+        detectedAt: change.detectedAt.toISOString(),
+        detectedAtMs: change.detectedAt.getTime(),
+        channels: payloadChannels(channels),
+      };
+      const id = await insertNotificationWithDeliveries(tx, {
+        accountId: sub.accountId,
+        subscriptionId: sub.id,
+        type: 'event_status_notification',
+        payload,
+        dedupeKey: `${sub.id}:${notice.scope}:${notice.trigger}:${m?.id ?? event.id}`,
+        channels,
+      });
+      if (id === null) return;
+      await tx
+        .update(subscriptions)
+        .set({ enabled: true, statusReason: 'Triggered', triggerCount: sql`${subscriptions.triggerCount} + 1`, lastTriggeredAt: change.detectedAt })
+        .where(eq(subscriptions.id, sub.id));
+    });
+  }
+
+  /** Event closes → its Event-scoped rules stop; market closes → its Market-scoped rules stop. */
+  async function close(change: CatalogChange): Promise<void> {
+    let where;
+    let reason: StatusReason;
+    if (change.kind === 'closed_event') {
+      where = and(eq(subscriptions.scope, 'Event'), eq(subscriptions.eventId, change.eventId));
+      reason = 'Event closed';
+    } else if (change.kind === 'closed_market' && change.marketId) {
+      where = and(eq(subscriptions.scope, 'Market'), eq(subscriptions.marketId, change.marketId));
+      reason = 'Market closed';
+    } else return;
+    await db.transaction(async (tx) => {
+      const closed = await tx
+        .update(subscriptions)
+        .set({ enabled: false, statusReason: reason })
+        .where(and(where, eq(subscriptions.enabled, true)))
+        .returning({ id: subscriptions.id });
+      for (const { id } of closed) await announceSubscriptionChange(tx, id);
+    });
+  }
+
+  async function handle(change: CatalogChange): Promise<void> {
+    const [event] = await db.select().from(catalogEvents).where(eq(catalogEvents.id, change.eventId));
+    if (event) {
+      const markets = await db
+        .select()
+        .from(catalogMarkets)
+        .where(eq(catalogMarkets.eventId, change.eventId))
+        .orderBy(asc(catalogMarkets.position), asc(catalogMarkets.id));
+      const notices = noticesFor(change, markets);
+      if (notices.length > 0) {
+        for (const subscriptionId of await matchingSubscriptions(change)) {
+          for (const notice of notices) await notify(subscriptionId, change, event, notice);
+        }
+      }
+    }
+    await close(change);
+    if (change.kind !== 'closed_event') await options.onEventChanged?.(change.eventId);
+  }
+
+  async function run(): Promise<number> {
+    if (lastId < 0) {
+      const [row] = await database.rows<{ max: number | string | null }>(sql`select max(id) as max from catalog_changes`);
+      lastId = Number(row?.max ?? 0);
+    }
+    let done = 0;
+    for (;;) {
+      const batch = await db.select().from(catalogChanges).where(gt(catalogChanges.id, lastId)).orderBy(asc(catalogChanges.id)).limit(200);
+      if (batch.length === 0) return done;
+      for (const change of batch) {
+        await handle(change);
+        lastId = change.id;
+        done++;
+      }
+    }
+  }
+
+  const consumer: CatalogChangeConsumer = {
+    async start() {
+      await consumer.processPending();
+      timer = setInterval(() => {
+        consumer.processPending().catch((error: unknown) => logger.error({ err: error }, 'catalog changes failed'));
+      }, options.pollIntervalMs ?? 2000);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => 0);
+    },
+    processPending() {
+      // One pass at a time; a caller arriving mid-pass waits for it and then runs its own.
+      const next = (running ?? Promise.resolve(0)).catch(() => 0).then(run);
+      running = next;
+      return next;
+    },
+    get lastId() {
+      return lastId;
+    },
+  };
+  return consumer;
+}

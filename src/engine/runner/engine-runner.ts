@@ -1,0 +1,202 @@
+import { EventEmitter } from 'node:events';
+import type { Database, Unlisten } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+import { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../../services/watchlists/changes.js';
+import { RuleIndex } from '../index.js';
+import type { Firing } from '../rules.js';
+import { compileRule, expandPriceRules, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
+import { writeFiring, type FireOutcome, type FiringContext } from './fire.js';
+import { TokenPriceStore } from './token-prices.js';
+
+export interface EngineRunnerOptions {
+  database: Database;
+  logger: Logger;
+  now?: () => number;
+  /** How often last prices are saved and paused level rules are swept (ms). */
+  flushIntervalMs?: number;
+}
+
+export interface EngineRunnerEvents {
+  /** The set of tokens the rules watch changed; the role passes it to the market stream. */
+  'tokens-changed': [tokens: string[]];
+  /** A firing was written (or found already written, or skipped). */
+  fired: [firing: Firing, outcome: FireOutcome];
+}
+
+export interface EngineRunner {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** A new displayed price of a token. Firings are written in the background (see `idle`). */
+  onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
+  /** Reloads the rules of these subscriptions from the database. */
+  reloadSubscriptions(ids: readonly string[]): Promise<void>;
+  /** Reloads every subscription that can cover a market of the event (a catalog change). */
+  reloadEvent(eventId: string): Promise<void>;
+  /** Tokens the rules watch. */
+  tokens(): string[];
+  /** Number of (subscription, market) rules loaded. */
+  readonly size: number;
+  /** Resolves once every queued reload and firing write is done. */
+  idle(): Promise<void>;
+  on<K extends keyof EngineRunnerEvents>(event: K, listener: (...args: EngineRunnerEvents[K]) => void): EngineRunner;
+  off<K extends keyof EngineRunnerEvents>(event: K, listener: (...args: EngineRunnerEvents[K]) => void): EngineRunner;
+}
+
+interface RuleMeta {
+  subscriptionId: string;
+  marketId: string;
+  token: string;
+}
+
+export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
+  const { database, logger } = options;
+  const now = options.now ?? Date.now;
+  const emitter = new EventEmitter();
+  const index = new RuleIndex();
+  const prices = new TokenPriceStore(database);
+  const meta = new Map<number, RuleMeta>();
+  const bySubscription = new Map<string, Set<number>>();
+  const tokenRefs = new Map<string, number>();
+  const freeIds: number[] = [];
+  // Firings not yet written may be newer than subscription_market_state: reloads take the later.
+  const lastFired = new Map<string, number>();
+  let nextId = 0;
+  let unlisten: Unlisten[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  // Reloads and firing writes run one after another, in arrival order.
+  let queue: Promise<void> = Promise.resolve();
+
+  const enqueue = (task: () => Promise<void>) => {
+    const next = queue.then(task).catch((error: unknown) => logger.error({ err: error }, 'engine runner task failed'));
+    queue = next;
+    return next;
+  };
+
+  function handleFirings(firings: readonly Firing[], ctx: FiringContext): void {
+    for (const firing of firings) {
+      lastFired.set(`${firing.subscriptionId}:${firing.marketId}`, firing.atMs);
+      void enqueue(async () => {
+        const outcome = await writeFiring(database, firing, ctx);
+        emitter.emit('fired', firing, outcome);
+      });
+    }
+  }
+
+  function removeSubscription(subscriptionId: string): boolean {
+    const ids = bySubscription.get(subscriptionId);
+    if (!ids) return false;
+    let tokensChanged = false;
+    for (const ruleId of ids) {
+      const m = meta.get(ruleId)!;
+      index.remove(ruleId);
+      meta.delete(ruleId);
+      freeIds.push(ruleId);
+      const refs = (tokenRefs.get(m.token) ?? 1) - 1;
+      if (refs <= 0) {
+        tokenRefs.delete(m.token);
+        tokensChanged = true;
+      } else tokenRefs.set(m.token, refs);
+    }
+    bySubscription.delete(subscriptionId);
+    return tokensChanged;
+  }
+
+  async function load(subscriptionIds: readonly string[] | undefined): Promise<void> {
+    const pairs = await expandPriceRules(database, subscriptionIds);
+    let tokensChanged = false;
+    if (subscriptionIds) for (const id of subscriptionIds) tokensChanged = removeSubscription(id) || tokensChanged;
+    const nowMs = now();
+    for (const pair of pairs) {
+      const ruleId = freeIds.pop() ?? nextId++;
+      const fired = lastFired.get(`${pair.subscriptionId}:${pair.marketId}`);
+      if (fired !== undefined && fired > (pair.updatedAtMs ?? -Infinity) && fired > (pair.lastFiredAtMs ?? -Infinity)) {
+        pair.lastFiredAtMs = fired;
+      }
+      const rule = compileRule(pair, ruleId);
+      meta.set(ruleId, { subscriptionId: pair.subscriptionId, marketId: pair.marketId, token: pair.token });
+      let ids = bySubscription.get(pair.subscriptionId);
+      if (!ids) bySubscription.set(pair.subscriptionId, (ids = new Set()));
+      ids.add(ruleId);
+      const refs = tokenRefs.get(pair.token) ?? 0;
+      if (refs === 0) tokensChanged = true;
+      tokenRefs.set(pair.token, refs + 1);
+      handleFirings(index.add(rule, nowMs), { receivedAtMs: nowMs });
+    }
+    if (!subscriptionIds) index.settleAll();
+    if (tokensChanged) emitter.emit('tokens-changed', [...tokenRefs.keys()]);
+  }
+
+  function tick(): void {
+    const nowMs = now();
+    handleFirings(index.sweep(nowMs), { receivedAtMs: nowMs });
+    void prices.flush().catch((error: unknown) => logger.warn({ err: error }, 'saving token prices failed'));
+  }
+
+  const runner: EngineRunner = {
+    async start() {
+      if (running) return;
+      running = true;
+      // Last known prices first: crossings made while the engine was down are found on the next price.
+      const nowMs = now();
+      for (const { tokenId, price } of await prices.loadAll()) index.tick(tokenId, price, nowMs);
+      unlisten = [
+        await database.listen(SUBSCRIPTION_CHANGED, (id) => void runner.reloadSubscriptions([id])),
+        await database.listen(WATCHLIST_CHANGED, (id) => {
+          void enqueue(async () => load(await subscriptionsOfWatchlist(database, id)));
+        }),
+      ];
+      await enqueue(() => load(undefined));
+      logger.info({ rules: index.size, tokens: tokenRefs.size }, 'engine rules loaded');
+      timer = setInterval(tick, options.flushIntervalMs ?? 1000);
+      timer.unref();
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      if (timer) clearInterval(timer);
+      for (const u of unlisten) await u().catch(() => {});
+      unlisten = [];
+      await runner.idle();
+      await prices.flush();
+    },
+    onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
+      if (!Number.isFinite(price)) return;
+      prices.set(token, price);
+      const firings = index.tick(token, price, now());
+      if (firings.length > 0) {
+        handleFirings(firings, {
+          receivedAtMs,
+          ...(sourceEvent !== undefined ? { sourceEvent } : {}),
+          ...(sourceTimestampMs !== undefined ? { sourceTimestampMs } : {}),
+        });
+      }
+    },
+    reloadSubscriptions(ids) {
+      return enqueue(() => load([...new Set(ids)]));
+    },
+    reloadEvent(eventId) {
+      return enqueue(async () => load(await subscriptionsTouchingEvent(database, eventId)));
+    },
+    tokens: () => [...tokenRefs.keys()],
+    get size() {
+      return index.size;
+    },
+    async idle() {
+      let seen: Promise<void>;
+      do {
+        seen = queue;
+        await seen;
+      } while (seen !== queue);
+    },
+    on(event, listener) {
+      emitter.on(event, listener as (...args: unknown[]) => void);
+      return runner;
+    },
+    off(event, listener) {
+      emitter.off(event, listener as (...args: unknown[]) => void);
+      return runner;
+    },
+  };
+  return runner;
+}

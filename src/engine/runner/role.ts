@@ -1,0 +1,69 @@
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+import { createMarketStream, type MarketStream } from '../../venue/clob/market-socket.js';
+import { createClobRestClient } from '../../venue/clob/rest.js';
+import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
+import { createEngineRunner, type EngineRunner } from './engine-runner.js';
+import { StreamPrices } from './prices-from-stream.js';
+
+export interface EngineRoleOptions {
+  database: Database;
+  config: Config;
+  logger: Logger;
+  /** Default: config.CLOB_WS_URL. */
+  clobWsUrl?: string;
+  /** Default: config.CLOB_URL. */
+  clobUrl?: string;
+  /** For tests: a market stream of one's own instead of the venue's. */
+  marketStream?: MarketStream;
+}
+
+export interface EngineRole {
+  runner: EngineRunner;
+  catalog: CatalogChangeConsumer;
+  stream: MarketStream;
+  stop(): Promise<void>;
+}
+
+/** The engine role: rules from the database, prices from the venue stream, firings to the database. */
+export async function startEngineRole(options: EngineRoleOptions): Promise<EngineRole> {
+  const { database, config } = options;
+  const logger = options.logger.child({ role: 'engine' });
+  const runner = createEngineRunner({ database, logger });
+  const stream =
+    options.marketStream ??
+    createMarketStream({
+      url: options.clobWsUrl ?? config.CLOB_WS_URL,
+      clobRest: createClobRestClient({ baseUrl: options.clobUrl ?? config.CLOB_URL, logger, timeoutMs: 10_000 }),
+      logger,
+    });
+  const prices = new StreamPrices((token, price, receivedAtMs, sourceEvent, sourceTimestampMs) =>
+    runner.onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs),
+  );
+  let watched = new Set<string>();
+  runner.on('tokens-changed', (tokens) => {
+    const next = new Set(tokens);
+    for (const t of watched) if (!next.has(t)) prices.book.forget(t);
+    watched = next;
+    stream.setTokens(next);
+  });
+  stream.on('message', (msg, receivedAtMs) => prices.handle(msg, receivedAtMs));
+
+  await runner.start();
+  stream.setTokens(runner.tokens());
+  const catalog = createCatalogChangeConsumer({ database, logger, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
+  await catalog.start();
+  logger.info({ rules: runner.size, tokens: runner.tokens().length }, 'engine started');
+
+  return {
+    runner,
+    catalog,
+    stream,
+    async stop() {
+      await catalog.stop();
+      stream.close();
+      await runner.stop();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
+import { deliveries, notifications } from '../../src/db/schema/index.js';
+import { createLogger } from '../../src/logger.js';
+import { createEngineRunner, type EngineRunner } from '../../src/engine/runner/engine-runner.js';
+import { seedEvent, type SeededEvent } from '../support/catalog.js';
+import type { TestAccount, TestEnv } from '../support/context.js';
+
+export const silent = createLogger('silent');
+
+export interface Clock {
+  now: () => number;
+  advance(ms: number): number;
+}
+
+export function clock(start = Date.UTC(2026, 0, 1)): Clock {
+  let t = start;
+  return { now: () => t, advance: (ms) => (t += ms) };
+}
+
+export function startRunner(env: TestEnv, c: Clock): EngineRunner {
+  return createEngineRunner({ database: env.database, logger: silent, now: c.now, flushIntervalMs: 60_000 });
+}
+
+export async function watchlistWith(env: TestEnv, a: TestAccount, events: SeededEvent[]): Promise<string> {
+  const res = await env.http
+    .post('/watchlists')
+    .set(a.auth)
+    .send({ name: `wl ${Math.random()}`, events: Object.fromEntries(events.map((e) => [e.id, { autoFetch: true }])) })
+    .expect(201);
+  return res.body.watchList.id as string;
+}
+
+export interface SubOptions {
+  scope?: 'Market' | 'Event' | 'Watchlist';
+  type?: string;
+  threshold?: number;
+  triggerType?: 'One Time' | 'Recurring';
+  triggerInterval?: string;
+  eventId?: string;
+  marketId?: string;
+  channels?: unknown[];
+}
+
+export async function subscribe(env: TestEnv, a: TestAccount, watchlistId: string, o: SubOptions): Promise<string> {
+  const scope = o.scope ?? 'Market';
+  const type = o.type ?? 'Crossing Up';
+  const body: Record<string, unknown> = {
+    watchlistId,
+    subscriptionScope: scope,
+    subscriptionTypeConfig:
+      type === 'New or closed events and markets'
+        ? { type, config: { params: {} } }
+        : { type, config: { params: { threshold_percent: o.threshold ?? 60 } } },
+    triggerType: o.triggerType ?? 'Recurring',
+    channels: o.channels ?? [{ type: 'In App' }],
+  };
+  if (o.triggerInterval) body.triggerInterval = o.triggerInterval;
+  if (o.eventId) body.eventId = o.eventId;
+  if (o.marketId) body.marketId = o.marketId;
+  const res = await env.http.post('/subscriptions').set(a.auth).send(body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.subscription.subscriptionId as string;
+}
+
+export async function getSub(env: TestEnv, a: TestAccount, id: string) {
+  const res = await env.http.get(`/subscription/${id}`).set(a.auth).expect(200);
+  return res.body.subscription as {
+    status: { enabled: boolean; reason: string };
+    triggerCount: number;
+    lastTriggeredAt: string | null;
+    channels: { type: string; status?: string }[];
+  };
+}
+
+export async function notificationsOf(env: TestEnv, subscriptionId: string) {
+  return env.database.db.select().from(notifications).where(eq(notifications.subscriptionId, subscriptionId)).orderBy(notifications.id);
+}
+
+export async function deliveriesOf(env: TestEnv, notificationId: string) {
+  return env.database.db.select().from(deliveries).where(eq(deliveries.notificationId, notificationId));
+}
+
+/** Waits until `check` passes (the change feed is asynchronous). */
+export async function eventually(check: () => Promise<void> | void, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}
+
+export { seedEvent };

@@ -1,0 +1,77 @@
+import { EventEmitter } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngineRole } from '../../src/engine/runner/role.js';
+import { StreamPrices } from '../../src/engine/runner/prices-from-stream.js';
+import type { MarketStream } from '../../src/venue/clob/market-socket.js';
+import type { MarketMessage } from '../../src/venue/clob/messages.js';
+import { engineName } from '../support/db.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { eventually, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(() => env?.close());
+
+function fakeStream() {
+  const emitter = new EventEmitter();
+  let tokens: string[] = [];
+  const stream = {
+    setTokens: (ids: Iterable<string>) => void (tokens = [...ids]),
+    addTokens: () => {},
+    removeTokens: () => {},
+    connections: () => [tokens],
+    on: (e: string, l: (...a: unknown[]) => void) => (emitter.on(e, l), stream),
+    off: (e: string, l: (...a: unknown[]) => void) => (emitter.off(e, l), stream),
+    close: () => {},
+  } as unknown as MarketStream;
+  return { stream, tokens: () => tokens, emit: (msg: MarketMessage, at = Date.now()) => emitter.emit('message', msg, at) };
+}
+
+const bba = (assetId: string, bestBid: number, bestAsk: number): MarketMessage => ({
+  type: 'best_bid_ask', assetId, market: '0xm', bestBid, bestAsk, timestampMs: 1_700_000_000_000,
+});
+
+describe('StreamPrices', () => {
+  it('turns tops and trades into displayed prices, only when they change', () => {
+    const seen: [string, number][] = [];
+    const p = new StreamPrices((token, price) => seen.push([token, price]));
+    p.handle(bba('t', 0.4, 0.5), 1);
+    p.handle(bba('t', 0.4, 0.5), 2);
+    p.handle({ type: 'last_trade_price', assetId: 't', market: 'm', price: 0.3, side: 'BUY', size: 1, timestampMs: 0 }, 3);
+    p.handle(bba('t', 0.1, 0.9), 4); // wide spread: the last trade shows
+    p.handle({
+      type: 'price_change', market: 'm', timestampMs: 5,
+      changes: [{ assetId: 't', price: 0.5, size: 1, side: 'BUY', bestBid: 0.6, bestAsk: 0.62 }],
+    }, 5);
+    expect(seen).toEqual([['t', 0.45], ['t', 0.3], ['t', 0.61]]);
+  });
+});
+
+describe(`engine role with a market stream (${engineName})`, () => {
+  it('subscribes the stream to the rules\' tokens and fires from stream messages', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const m = event.markets[0]!;
+    const subId = await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, threshold: 60 });
+    const fake = fakeStream();
+    const role = await startEngineRole({ database: env.database, config: env.config, logger: silent, marketStream: fake.stream });
+    try {
+      expect(fake.tokens()).toContain(m.yesTokenId);
+      fake.emit(bba(m.yesTokenId, 0.49, 0.51));
+      fake.emit(bba(m.yesTokenId, 0.64, 0.66));
+      await role.runner.idle();
+      await eventually(async () => expect(await notificationsOf(env, subId)).toHaveLength(1));
+      const [n] = await notificationsOf(env, subId);
+      expect(n!.payload).toMatchObject({
+        detectedValue: 0.65,
+        polymarketSourceEvent: { event_type: 'best_bid_ask', asset_id: m.yesTokenId, best_bid: '0.64', best_ask: '0.66' },
+        detectionDetails: { priceChangeTimeMs: '1700000000000' },
+      });
+    } finally {
+      await role.stop();
+    }
+  });
+});
