@@ -4,6 +4,7 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
     const bench = await import('./engine.js');
     await bench.runEngineBench(bench.engineBenchOptions(args));
   },
+  start: async (args) => (await import('./start.js')).runStartBench(args),
 };
 
 const [name, ...args] = process.argv.slice(2);
