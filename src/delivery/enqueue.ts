@@ -7,6 +7,8 @@ import { newId } from '../services/ids.js';
 
 /** The channel LISTENed to by delivery workers and inbox streams; the payload is a notification id. */
 export const DELIVERY_DUE_CHANNEL = 'delivery_due';
+/** A redelivery wakes the workers too, but is not a new notification for the inbox streams. */
+export const REDELIVER_NOTICE_PREFIX = 'redeliver:';
 
 export interface NotificationToWrite {
   accountId: string;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType } from '../domain/enums.js';
+import { setChannelStatus } from './channel-status.js';
 import type { DeliveryStatus } from './retry-policy.js';
 import type { SendResult } from './senders/types.js';
 
@@ -83,15 +84,7 @@ export async function recordAttempt(
     await tx.execute(sql`
       insert into delivery_attempts (delivery_id, status_code, error, duration_ms)
       values (${delivery.id}, ${result.statusCode ?? null}, ${result.error ?? null}, ${Math.round(result.durationMs)})`);
-    if (context.subscriptionId) {
-      await tx.execute(sql`
-        update subscription_channels set status = ${status}
-        where subscription_id = ${context.subscriptionId} and position = ${delivery.position}
-          and not exists (
-            select 1 from notifications later
-            where later.account_id = ${context.accountId} and later.subscription_id = ${context.subscriptionId}
-              and later.id > ${delivery.notificationId})`);
-    }
+    await setChannelStatus(tx, { id: delivery.notificationId, ...context }, [delivery.position], status);
     return true;
   });
 }
