@@ -47,8 +47,10 @@ export async function loadSendContext(database: Database, delivery: ClaimedDeliv
   const [row] = await database.rows<SendContext & Record<string, unknown>>(sql`
     select n.account_id as "accountId", n.subscription_id as "subscriptionId", n.payload,
       a.webhook_secret as "webhookSecret",
-      (select count(*)::int from delivery_attempts da where da.delivery_id = ${delivery.id} and da.status_code = 429)
-        as "rateLimitedBefore"
+      -- only this round's tries: a redelivery resets attempts to 0 and starts a new round
+      (select count(*)::int from (
+        select status_code from delivery_attempts where delivery_id = ${delivery.id} order by id desc limit ${delivery.attempts}::int
+      ) recent where recent.status_code = 429) as "rateLimitedBefore"
     from notifications n join accounts a on a.id = n.account_id
     where n.id = ${delivery.notificationId}`);
   return row;

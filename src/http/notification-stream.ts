@@ -3,10 +3,8 @@ import type { Database, Unlisten } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../delivery/enqueue.js';
 import type { Logger } from '../logger.js';
 import type { ServiceContext } from '../services/context.js';
-import { listNotificationsAfter, StreamResumeInput, toNotificationView, type NotificationView } from '../services/inbox/index.js';
+import { findNotification, listNotificationsAfter, StreamResumeInput, type NotificationView } from '../services/inbox/index.js';
 import { parseInput } from '../services/validate.js';
-import { notifications } from '../db/schema/index.js';
-import { eq } from 'drizzle-orm';
 import type { StreamRoute } from './route.js';
 
 export interface NotificationStreamOptions {
@@ -39,9 +37,10 @@ export function createNotificationStream({ database, logger, heartbeatMs = 15_00
     // Redelivery notices (and anything else) are not new notifications.
     if (!UUID.test(payload) || clients.size === 0) return;
     try {
-      const [row] = await database.db.select().from(notifications).where(eq(notifications.id, payload));
-      if (!row) return;
-      for (const client of clients) if (client.accountId === row.accountId) send(client, toNotificationView(row));
+      const found = await findNotification({ deps: { database }, notificationId: payload });
+      if (!found) return;
+      const { accountId, ...view } = found;
+      for (const client of clients) if (client.accountId === accountId) send(client, view);
     } catch (err) {
       logger.error({ err }, 'notification stream lookup failed');
     }

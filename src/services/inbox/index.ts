@@ -1,5 +1,5 @@
 export { listDeliveries, type DeliveryView } from './deliveries.js';
-export { listNotifications, listNotificationsAfter } from './list.js';
+export { findNotification, listNotifications, listNotificationsAfter } from './list.js';
 export { markNotificationRead } from './read.js';
 export { redeliverNotification } from './redeliver.js';
 export { NOTIFICATION_NOT_FOUND, requireOwnedNotification } from './owned.js';

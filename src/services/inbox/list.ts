@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, isNull, lt } from 'drizzle-orm';
 import { notifications } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext, SystemDeps } from '../context.js';
 import { parseInput } from '../validate.js';
 import { ListNotificationsInput } from './schemas.js';
 import { toNotificationView, type NotificationView } from './view.js';
@@ -47,4 +47,16 @@ export async function listNotificationsAfter({
     .orderBy(asc(notifications.id))
     .limit(RESUME_LIMIT);
   return rows.map(toNotificationView);
+}
+
+/** One notification with its account, for the live streams (which route it to that account). */
+export async function findNotification({
+  deps,
+  notificationId,
+}: {
+  deps: Pick<SystemDeps, 'database'>;
+  notificationId: string;
+}): Promise<(NotificationView & { accountId: string }) | undefined> {
+  const [row] = await deps.database.db.select().from(notifications).where(eq(notifications.id, notificationId));
+  return row && { ...toNotificationView(row), accountId: row.accountId };
 }
