@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { createSenders } from '../../src/delivery/senders/index.js';
 import { createNotificationStream, type NotificationStream } from '../../src/http/notification-stream.js';
 import { DeliveryList, NotificationList, notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
@@ -95,6 +96,32 @@ describe(`inbox API (${engineName})`, () => {
       expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT', 'SENT']);
       const again = await env.http.post(`/notifications/${id}/redeliver`).set(a.auth).expect(409);
       expect(again.body).toEqual({ error: expect.any(String) });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('marks a Telegram delivery BLOCKED_BY_USER on 403 and redelivers it', async () => {
+    const a = await env.newAccount();
+    let blocked = true;
+    const telegram = await startReceiver((_req, res) =>
+      blocked
+        ? json(res, 403, { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' })
+        : json(res, 200, { ok: true, result: { message_id: 1 } }),
+    );
+    receivers.push(telegram);
+    const sub = await createSubscription(env, a, [{ type: 'Telegram', settings: { telegramChatId: 4242 } }]);
+    const senders = createSenders({ allowPrivateUrls: true, timeoutMs: 2000, telegram: { botToken: '123:abc', apiRoot: telegram.url } });
+    const worker = await startWorker(env.database, env.config, { senders });
+    try {
+      const { id } = await fire(env, a, sub);
+      await waitFor(async () => (await deliveriesOf(a.auth, id))[0]?.status === 'BLOCKED_BY_USER');
+      expect(telegram.requests).toHaveLength(1);
+      expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['BLOCKED_BY_USER']);
+      blocked = false;
+      await env.http.post(`/notifications/${id}/redeliver`).set(a.auth).expect(200, {});
+      await waitFor(async () => (await deliveriesOf(a.auth, id))[0]?.status === 'SENT');
+      expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT']);
     } finally {
       await worker.stop();
     }
