@@ -64,8 +64,13 @@ export function createNotificationStream({ database, logger, heartbeatMs = 15_00
       clearInterval(heartbeat);
       clients.delete(client);
     });
-    if (lastEventId) {
+    if (!lastEventId) return;
+    try {
       for (const view of await listNotificationsAfter({ ctx, afterId: lastEventId })) send(client, view);
+    } catch (err) {
+      // The answer has started: end the stream and let the client reconnect with Last-Event-ID.
+      ctx.logger.error({ err }, 'notification stream replay failed');
+      res.end();
     }
   }
 
