@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createNotificationStream, type NotificationStream } from '../../src/http/notification-stream.js';
@@ -90,6 +91,13 @@ describe(`notification stream (${engineName})`, () => {
     await waitFor(() => resumed.events().length >= 3);
     await new Promise((r) => setTimeout(r, 150));
     expect(resumed.events().map((e) => e.id)).toEqual([second.id, third.id, fourth.id]);
+
+    // A redelivery wakes the workers but is not a new notification for the stream.
+    await env.database.rows(sql`update deliveries set status = 'FAILED' where notification_id = ${first.id}`);
+    await env.http.post(`/notifications/${first.id}/redeliver`).set(a.auth).expect(200, {});
+    const fifth = await fire(env, a, sub);
+    await waitFor(() => resumed.events().length >= 4);
+    expect(resumed.events().map((e) => e.id)).toEqual([second.id, third.id, fourth.id, fifth.id]);
     resumed.close();
   });
 

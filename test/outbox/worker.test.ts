@@ -48,7 +48,11 @@ describe(`delivery worker (${engineName})`, () => {
       channels: sub.channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
     };
     const first = await writeNotification(env.database.db, input);
-    const again = await env.database.db.transaction((tx) => writeNotification(tx, input));
+    const again = await env.database.db.transaction(async (tx) => {
+      const id = await writeNotification(tx, input);
+      await tx.execute(sql`select 1`); // the duplicate did not abort the caller's transaction
+      return id;
+    });
     expect(again).toBe(first);
     expect(await deliveryRows(first)).toEqual([
       { channel_type: 'In App', status: 'PENDING', attempts: 0 },
