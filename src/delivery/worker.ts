@@ -96,6 +96,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   }
 
   function scheduleWake(delayMs: number) {
+    if (!running) return;
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
       wake();
