@@ -7,6 +7,9 @@ import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
 import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
 import { bootstrapFirstAccount } from './services/accounts/index.js';
+import { startWorkerRole } from './delivery/role.js';
+import { createNotificationStream } from './http/notification-stream.js';
+import { notificationRoutes } from './http/routes/notifications.js';
 
 export interface RunningService {
   database: Database;
@@ -40,8 +43,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     let url: string | undefined;
     if (config.ROLES.has('api')) {
       const expected = await expectedMigrations();
+      const inboxStream = createNotificationStream({ database, logger });
       const app = createApp({
         ...deps,
+        extraRoutes: [...notificationRoutes],
+        streams: [inboxStream.route],
         readiness: async () =>
           (await migrationsApplied(database, expected)) ? { ready: true } : { ready: false, reason: 'migrations pending' },
       });
@@ -52,6 +58,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       const { port } = server.address() as AddressInfo;
       url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
       stops.push(() => closeServer(server));
+      stops.push(() => inboxStream.close()); // runs first: open streams would hold the server's close
+    }
+    if (config.ROLES.has('worker')) {
+      const worker = await startWorkerRole(deps);
+      stops.push(() => worker.stop());
     }
     if (database.kind === 'pglite') {
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR);

@@ -13,7 +13,7 @@ import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { byIp, minuteLimiter } from './rate-limit.js';
-import { expressPath, type RouteDef } from './route.js';
+import { expressPath, type RouteDef, type StreamRoute } from './route.js';
 import { accountRoutes } from './routes/account.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 import { watchlistRoutes } from './routes/watchlists.js';
@@ -25,6 +25,8 @@ export interface AppDeps {
   readiness: Readiness;
   /** Route groups of later capabilities (search, demo, inbox). */
   extraRoutes?: RouteDef[];
+  /** Long-lived Bearer GETs (the inbox event stream). */
+  streams?: StreamRoute[];
 }
 
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
@@ -70,6 +72,12 @@ export function createApp(deps: AppDeps): Express {
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.get('/docs', apiReference({ url: '/openapi.json', pageTitle: 'Oddswatch API' } as never));
 
+  for (const stream of deps.streams ?? []) {
+    app.get(expressPath(stream.path), authenticate, apiLimiter, async (req, res) => {
+      const base = { database, config, logger: req.log, requestId: String(req.id) };
+      await stream.handler(bearerContext(base, req), req, res);
+    });
+  }
   for (const route of routes) {
     const guards = route.auth === 'bearer' ? [authenticate, apiLimiter] : [publicLimiter];
     app[route.method](expressPath(route.path), ...guards, async (req, res) => {

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { ServiceContext } from '../services/context.js';
 
@@ -33,3 +33,9 @@ export const defineRoutes = (routes: RouteDef[]) => routes;
 
 export const expressPath = (openapiPath: string) => openapiPath.replace(/\{(\w+)\}/g, ':$1');
 export const pathParams = (openapiPath: string) => [...openapiPath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+/** A long-lived Bearer GET answered by a handler of its own (Server-Sent Events). */
+export interface StreamRoute {
+  path: string;
+  handler(ctx: ServiceContext, req: Request, res: Response): Promise<void>;
+}

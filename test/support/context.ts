@@ -1,7 +1,8 @@
+import type { Express } from 'express';
 import supertest from 'supertest';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, type AppDeps } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { insertAccountWithToken } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -24,21 +25,28 @@ export interface TestAccount {
 export interface TestEnv {
   database: Database;
   config: Config;
+  /** The express app itself, for tests that need a listening server (streams). */
+  app: Express;
   http: ReturnType<typeof supertest.agent>;
   newAccount(opts?: { isAdmin?: boolean }): Promise<TestAccount>;
   close(): Promise<void>;
 }
 
 /** A database of the file's own, the real app over it, and a way to make accounts. */
-export async function createTestEnv(settings: Record<string, string> = {}): Promise<TestEnv> {
+export async function createTestEnv(
+  settings: Record<string, string> = {},
+  /** Route groups of later capabilities, as src/service.ts passes them. */
+  extras: (database: Database) => Pick<AppDeps, 'extraRoutes' | 'streams'> = () => ({}),
+): Promise<TestEnv> {
   const database = await createTestDatabase();
   const config = parseConfig({ ...TEST_SETTINGS, ...settings });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const app = createApp({ config, database, logger, readiness: async () => ({ ready: true }) });
+  const express = createApp({ config, database, logger, readiness: async () => ({ ready: true }), ...extras(database) });
   return {
     database,
     config,
-    http: supertest.agent(app),
+    app: express,
+    http: supertest.agent(express),
     async newAccount(opts = {}) {
       const { userId, token } = await insertAccountWithToken(database.db, { isAdmin: opts.isAdmin });
       const ctx: ServiceContext = {

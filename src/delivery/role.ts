@@ -1,0 +1,31 @@
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { createSenders } from './senders/index.js';
+import { startDeliveryWorker } from './worker.js';
+
+/** The `worker` role: senders built from the settings, and one delivery worker. */
+export async function startWorkerRole({
+  database,
+  config,
+  logger,
+}: {
+  database: Database;
+  config: Config;
+  logger: Logger;
+}): Promise<{ stop(): Promise<void> }> {
+  const senders = createSenders({
+    allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    telegram: { botToken: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_URL },
+  });
+  const worker = await startDeliveryWorker({
+    database,
+    senders,
+    config,
+    logger: logger.child({ role: 'worker' }),
+    // A lease outlives the longest send (timeout) with room to record the result.
+    leaseMs: Math.max(30_000, config.WEBHOOK_TIMEOUT_MS * 3),
+  });
+  return worker;
+}

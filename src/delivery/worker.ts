@@ -1,0 +1,144 @@
+import type { Config } from '../config.js';
+import type { Database, Unlisten } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { newId } from '../services/ids.js';
+import { DELIVERY_DUE_CHANNEL } from './enqueue.js';
+import { claimDueDeliveries, loadSendContext, recordAttempt, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
+import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
+
+export interface DeliveryWorkerOptions {
+  database: Database;
+  senders: Senders;
+  logger: Logger;
+  config: Pick<Config, 'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL' | 'HOST' | 'PORT'>;
+  concurrency?: number;
+  /** How long a claim lasts; a crashed worker's deliveries are taken over after it. */
+  leaseMs?: number;
+  pollMs?: number;
+  workerId?: string;
+}
+
+export interface DeliveryWorker {
+  /** Stops claiming and waits for the sends in flight. */
+  stop(): Promise<void>;
+}
+
+/** Claims due deliveries (woken by LISTEN and a timer), sends them with bounded concurrency. */
+export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
+  const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000 } = opts;
+  const logger = opts.logger.child({ worker: opts.workerId ?? newId() });
+  const inFlight = new Set<Promise<void>>();
+  const retryTimers = new Set<NodeJS.Timeout>();
+  let running = true;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+
+  const wake = () => {
+    if (!running) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = pump().finally(() => (pumping = undefined));
+  };
+
+  async function pump() {
+    do {
+      again = false;
+      while (running && inFlight.size < concurrency) {
+        const claimed = await claimDueDeliveries(database, concurrency - inFlight.size, leaseMs).catch((err: unknown) => {
+          logger.error({ err }, 'claiming deliveries failed');
+          return [];
+        });
+        if (claimed.length === 0) break;
+        for (const delivery of claimed) track(delivery);
+      }
+    } while (again && running);
+  }
+
+  function track(delivery: ClaimedDelivery) {
+    const work: Promise<void> = deliver(delivery)
+      .catch((err: unknown) => logger.error({ err, deliveryId: delivery.id }, 'delivery failed unexpectedly'))
+      .finally(() => {
+        inFlight.delete(work);
+        wake();
+      });
+    inFlight.add(work);
+  }
+
+  async function deliver(delivery: ClaimedDelivery) {
+    const context = await loadSendContext(database, delivery);
+    if (!context) return; // the notification was deleted with its account
+    const attempt = delivery.attempts + 1;
+    const result = await send(delivery, buildJob(delivery, context, attempt, config));
+    const next = nextAttempt({
+      attempt,
+      result,
+      rateLimitedBefore: context.rateLimitedBefore,
+      retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
+      freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
+    });
+    const kept = await recordAttempt(database, delivery, context, { result, status: next.status, retryDelayMs: next.retryAtDelayMs });
+    if (!kept) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
+    if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
+  }
+
+  async function send(delivery: ClaimedDelivery, job: DeliveryJob): Promise<SendResult> {
+    const started = performance.now();
+    try {
+      return await senders[delivery.channelType].send(job);
+    } catch (err) {
+      // Senders answer outcomes; a throw is a bug, retried like a transient failure.
+      logger.error({ err, deliveryId: delivery.id }, 'sender threw');
+      return { outcome: 'retry', error: 'internal sender error', durationMs: performance.now() - started };
+    }
+  }
+
+  function scheduleWake(delayMs: number) {
+    if (!running) return;
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      wake();
+    }, delayMs + 5);
+    retryTimers.add(timer);
+  }
+
+  const unlisten: Unlisten = await database.listen(DELIVERY_DUE_CHANNEL, wake);
+  const poll = setInterval(wake, pollMs);
+  wake();
+
+  return {
+    async stop() {
+      running = false;
+      clearInterval(poll);
+      for (const timer of retryTimers) clearTimeout(timer);
+      await unlisten().catch(() => {});
+      await pumping;
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+export function buildJob(
+  delivery: ClaimedDelivery,
+  context: SendContext,
+  attempt: number,
+  config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>,
+): DeliveryJob {
+  const { payload } = context;
+  const slug = typeof payload.polymarketSlug === 'string' ? payload.polymarketSlug : '';
+  const marketId = typeof payload.marketId === 'string' ? payload.marketId : undefined;
+  const base = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
+  return {
+    notificationId: delivery.notificationId,
+    attempt,
+    payload,
+    settings: delivery.settings ?? {},
+    signingSecret: context.webhookSecret,
+    links: {
+      venueUrl: `https://polymarket.com/event/${encodeURIComponent(slug)}`,
+      ...(marketId ? { chartUrl: `${base}/markets/${encodeURIComponent(marketId)}/chart.svg` } : {}),
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { CHANNEL_STATUSES, CHANNEL_TYPES } from '../../domain/enums.js';
+import * as inbox from '../../services/inbox/index.js';
+import { Empty } from '../response-schemas.js';
+import { defineRoutes } from '../route.js';
+
+const tag = 'Notifications';
+
+const Notification = z
+  .strictObject({
+    id: z.string(),
+    createdAt: z.string(),
+    readAt: z.string().nullable(),
+    payload: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'Notification' });
+export const NotificationList = z.strictObject({ notifications: z.array(Notification), nextBefore: z.string().nullable() });
+
+const Delivery = z
+  .strictObject({
+    id: z.string(),
+    channel: z.enum(CHANNEL_TYPES),
+    status: z.enum(CHANNEL_STATUSES),
+    attempts: z.array(
+      z.strictObject({ at: z.string(), statusCode: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() }),
+    ),
+  })
+  .meta({ id: 'Delivery' });
+export const DeliveryList = z.strictObject({ deliveries: z.array(Delivery) });
+
+export const notificationRoutes = defineRoutes([
+  {
+    method: 'get',
+    path: '/notifications',
+    summary: 'The in-app inbox, newest first',
+    tag,
+    auth: 'bearer',
+    query: z.object({ unread: z.enum(['true', 'false']).optional(), limit: z.string().optional(), before: z.string().optional() }),
+    response: NotificationList,
+    errors: [400],
+    handler: (ctx, { query }) => inbox.listNotifications({ ctx, input: query }),
+  },
+  {
+    method: 'post',
+    path: '/notifications/{notificationId}/read',
+    summary: 'Mark an inbox entry read (its In App channel status becomes READ)',
+    tag,
+    auth: 'bearer',
+    response: Empty,
+    errors: [404],
+    handler: (ctx, { params }) => inbox.markNotificationRead({ ctx, input: params }),
+  },
+  {
+    method: 'get',
+    path: '/notifications/{notificationId}/deliveries',
+    summary: "One notification's deliveries per channel, with every attempt",
+    tag,
+    auth: 'bearer',
+    response: DeliveryList,
+    errors: [404],
+    handler: async (ctx, { params }) => ({ deliveries: await inbox.listDeliveries({ ctx, input: params }) }),
+  },
+  {
+    method: 'post',
+    path: '/notifications/{notificationId}/redeliver',
+    summary: 'Queue the failed deliveries of a notification again',
+    tag,
+    auth: 'bearer',
+    response: Empty,
+    errors: [404, 409],
+    handler: (ctx, { params }) => inbox.redeliverNotification({ ctx, input: params }),
+  },
+]);

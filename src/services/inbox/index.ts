@@ -1,0 +1,7 @@
+export { listDeliveries, type DeliveryView } from './deliveries.js';
+export { findNotification, listNotifications, listNotificationsAfter } from './list.js';
+export { markNotificationRead } from './read.js';
+export { redeliverNotification } from './redeliver.js';
+export { NOTIFICATION_NOT_FOUND, requireOwnedNotification } from './owned.js';
+export * from './schemas.js';
+export { toNotificationView, type NotificationView } from './view.js';

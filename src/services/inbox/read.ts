@@ -1,0 +1,31 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { deliveries, notifications } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { parseInput } from '../validate.js';
+import { setChannelStatus } from '../../delivery/channel-status.js';
+import { requireOwnedNotification } from './owned.js';
+import { NotificationIdInput } from './schemas.js';
+
+/** Marks the inbox entry read: its In App delivery and channel become READ. Idempotent. */
+export async function markNotificationRead({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
+  const { notificationId } = parseInput(NotificationIdInput, input);
+  await ctx.database.db.transaction(async (tx) => {
+    const notification = await requireOwnedNotification(tx, ctx.account.id, notificationId);
+    await tx
+      .update(notifications)
+      .set({ readAt: new Date() })
+      .where(and(eq(notifications.id, notificationId), isNull(notifications.readAt)));
+    const inApp = await tx
+      .update(deliveries)
+      .set({ status: 'READ', leaseUntil: null, updatedAt: new Date() })
+      .where(and(eq(deliveries.notificationId, notificationId), eq(deliveries.channelType, 'In App')))
+      .returning({ position: deliveries.position });
+    await setChannelStatus(
+      tx,
+      notification,
+      inApp.map((d) => d.position),
+      'READ',
+    );
+  });
+  return {};
+}

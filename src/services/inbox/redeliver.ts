@@ -1,0 +1,32 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { notifyChange } from '../../db/client.js';
+import { deliveries } from '../../db/schema/index.js';
+import { DELIVERY_DUE_CHANNEL, REDELIVER_NOTICE_PREFIX } from '../../delivery/enqueue.js';
+import type { ServiceContext } from '../context.js';
+import { conflict } from '../errors.js';
+import { parseInput } from '../validate.js';
+import { setChannelStatus } from '../../delivery/channel-status.js';
+import { requireOwnedNotification } from './owned.js';
+import { NotificationIdInput } from './schemas.js';
+
+/** Queues the FAILED and BLOCKED_BY_USER deliveries of a notification again, from attempt 1. */
+export async function redeliverNotification({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
+  const { notificationId } = parseInput(NotificationIdInput, input);
+  await ctx.database.db.transaction(async (tx) => {
+    const notification = await requireOwnedNotification(tx, ctx.account.id, notificationId);
+    const requeued = await tx
+      .update(deliveries)
+      .set({ status: 'PENDING', attempts: 0, dueAt: new Date(), leaseUntil: null, lastError: null, updatedAt: new Date() })
+      .where(and(eq(deliveries.notificationId, notificationId), inArray(deliveries.status, ['FAILED', 'BLOCKED_BY_USER'])))
+      .returning({ position: deliveries.position });
+    if (requeued.length === 0) throw conflict('This notification has no failed deliveries to send again');
+    await setChannelStatus(
+      tx,
+      notification,
+      requeued.map((d) => d.position),
+      'PENDING',
+    );
+    await notifyChange(tx, DELIVERY_DUE_CHANNEL, `${REDELIVER_NOTICE_PREFIX}${notificationId}`);
+  });
+  return {};
+}

@@ -1,0 +1,91 @@
+import { createLogger } from '../../src/logger.js';
+import type { Config } from '../../src/config.js';
+import { writeNotification } from '../../src/delivery/enqueue.js';
+import { createSenders } from '../../src/delivery/senders/index.js';
+import { startDeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/worker.js';
+import type { Database } from '../../src/db/index.js';
+import type { ChannelType } from '../../src/domain/enums.js';
+import type { TestAccount, TestEnv } from '../support/context.js';
+
+export const OUTBOX_SETTINGS = { WEBHOOK_RETRY_DELAY_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' };
+
+export type ChannelInput = { type: ChannelType; settings?: Record<string, unknown> };
+
+/** A watchlist and a Watchlist-scoped subscription with the given channels, made through the API. */
+export async function createSubscription(env: TestEnv, account: TestAccount, channels: ChannelInput[]) {
+  const wl = await env.http.post('/watchlists').set(account.auth).send({ name: 'Outbox' }).expect(201);
+  const watchlistId: string = wl.body.watchList.id;
+  const sub = await env.http
+    .post('/subscriptions')
+    .set(account.auth)
+    .send({
+      watchlistId,
+      subscriptionScope: 'Watchlist',
+      subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 50 } } },
+      channels,
+    })
+    .expect(201);
+  return { watchlistId, subscriptionId: sub.body.subscription.subscriptionId as string, channels };
+}
+
+let sequence = 0;
+
+export function pricePayload(account: TestAccount, subscriptionId: string, watchlistId: string) {
+  const detectedAtMs = Date.now() + ++sequence;
+  return {
+    type: 'price_notification',
+    userId: account.userId,
+    createdAt: new Date(detectedAtMs).toISOString(),
+    subscriptionId,
+    watchlistId,
+    watchlistName: 'Outbox',
+    eventId: 'ev-1',
+    eventTitle: 'Who wins?',
+    marketId: 'mk-1',
+    marketQuestion: 'Will A win?',
+    polymarketSlug: 'who-wins',
+    clobTokenId: 'tok-1',
+    subscriptionScope: 'Watchlist',
+    subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 50 } } },
+    triggerType: 'Recurring',
+    detectedValue: 0.535,
+    detectedAt: new Date(detectedAtMs).toISOString(),
+    detectedAtMs,
+    sentFromPolymarketAtMs: detectedAtMs - 100,
+  };
+}
+
+/** What a firing writes: one notification of `sub` for `account`, with the subscription's channels. */
+export async function fire(env: TestEnv, account: TestAccount, sub: Awaited<ReturnType<typeof createSubscription>>) {
+  const payload = pricePayload(account, sub.subscriptionId, sub.watchlistId);
+  const id = await writeNotification(env.database.db, {
+    accountId: account.userId,
+    subscriptionId: sub.subscriptionId,
+    type: 'price_notification',
+    payload,
+    dedupeKey: `${sub.subscriptionId}:mk-1:${payload.detectedAtMs}`,
+    channels: sub.channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
+  });
+  return { id, payload };
+}
+
+export function startWorker(database: Database, config: Config, opts: Partial<DeliveryWorkerOptions> = {}) {
+  return startDeliveryWorker({
+    database,
+    config,
+    logger: createLogger('silent'),
+    senders: createSenders({ allowPrivateUrls: true, timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+    pollMs: 200,
+    ...opts,
+  });
+}
+
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('waitFor timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { sql } from 'drizzle-orm';
+import { writeNotification } from '../../src/delivery/enqueue.js';
+import { engineName } from '../support/db.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
+import { createSubscription, fire, OUTBOX_SETTINGS, pricePayload, startWorker, waitFor } from './support.js';
+
+let env: TestEnv;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  env = await createTestEnv(OUTBOX_SETTINGS);
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await env?.close();
+});
+
+async function receiver(handler: Parameters<typeof startReceiver>[0]) {
+  const r = await startReceiver(handler);
+  receivers.push(r);
+  return r;
+}
+
+async function channelStatuses(auth: { Authorization: string }, subscriptionId: string) {
+  const res = await env.http.get(`/subscription/${subscriptionId}`).set(auth).expect(200);
+  return (res.body.subscription.channels as { type: string; status?: string }[]).map((c) => c.status);
+}
+
+async function deliveryRows(notificationId: string) {
+  return env.database.rows<{ channel_type: string; status: string; attempts: number }>(
+    sql`select channel_type, status, attempts from deliveries where notification_id = ${notificationId} order by position`,
+  );
+}
+
+describe(`delivery worker (${engineName})`, () => {
+  it('writes a notification once per dedupe key, with one PENDING delivery per channel', async () => {
+    const a = await env.newAccount();
+    const sub = await createSubscription(env, a, [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }]);
+    const payload = pricePayload(a, sub.subscriptionId, sub.watchlistId);
+    const input = {
+      accountId: a.userId,
+      subscriptionId: sub.subscriptionId,
+      type: 'price_notification' as const,
+      payload,
+      dedupeKey: `dedupe-${payload.detectedAtMs}`,
+      channels: sub.channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
+    };
+    const first = await writeNotification(env.database.db, input);
+    const again = await env.database.db.transaction(async (tx) => {
+      const id = await writeNotification(tx, input);
+      await tx.execute(sql`select 1`); // the duplicate did not abort the caller's transaction
+      return id;
+    });
+    expect(again).toBe(first);
+    expect(await deliveryRows(first)).toEqual([
+      { channel_type: 'In App', status: 'PENDING', attempts: 0 },
+      { channel_type: 'Webhook', status: 'PENDING', attempts: 0 },
+    ]);
+    expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['PENDING', 'PENDING']);
+  });
+
+  it('delivers a webhook signed with the account secret (Standard Webhooks), webhook-id = notification id', async () => {
+    const a = await env.newAccount();
+    const hook = await receiver((_req, res) => json(res, 200, { ok: true }));
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const worker = await startWorker(env.database, env.config);
+    try {
+      const { id, payload } = await fire(env, a, sub);
+      const req = await waitFor(() => hook.requests.find((r) => r.headers['webhook-id'] === id));
+      const { secret } = (await env.http.get('/webhook-secret').set(a.auth).expect(200)).body;
+      const verified = new Webhook(secret).verify(req.body, req.headers as Record<string, string>);
+      expect(verified).toEqual(payload);
+      expect(req.headers['user-agent']).toBe('Oddswatch-Webhook/1.0');
+      await waitFor(async () => (await deliveryRows(id))[0]?.status === 'SENT');
+      expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT']);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it.each([201, 204])('counts HTTP %i as sent', async (status) => {
+    const a = await env.newAccount();
+    const hook = await receiver((_req, res) => {
+      res.writeHead(status);
+      res.end();
+    });
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const worker = await startWorker(env.database, env.config);
+    try {
+      const { id } = await fire(env, a, sub);
+      await waitFor(async () => (await deliveryRows(id))[0]?.status === 'SENT');
+      expect(hook.requests).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('retries a 500 three times about WEBHOOK_RETRY_DELAY_MS apart, then FAILED on the delivery and the channel', async () => {
+    const a = await env.newAccount();
+    const times: number[] = [];
+    const hook = await receiver((_req, res) => {
+      times.push(Date.now());
+      json(res, 500, { error: 'down' });
+    });
+    const sub = await createSubscription(env, a, [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const worker = await startWorker(env.database, env.config);
+    try {
+      const { id } = await fire(env, a, sub);
+      await waitFor(async () => (await deliveryRows(id))[1]?.status === 'FAILED');
+      expect(await deliveryRows(id)).toEqual([
+        { channel_type: 'In App', status: 'SENT', attempts: 1 },
+        { channel_type: 'Webhook', status: 'FAILED', attempts: 3 },
+      ]);
+      expect(times).toHaveLength(3);
+      for (let i = 1; i < 3; i++) {
+        expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(95);
+        expect(times[i]! - times[i - 1]!).toBeLessThan(1500);
+      }
+      expect(new Set(hook.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
+      expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT', 'FAILED']);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('a worker whose lease expired mid-send is taken over by another worker, with the same webhook-id', async () => {
+    const a = await env.newAccount();
+    let release: (() => void) | undefined;
+    const hook = await receiver((_req, res) => {
+      if (!release) {
+        // The first worker's send hangs, as if it had crashed, until the test lets it finish.
+        release = () => {
+          if (!res.headersSent) json(res, 200, {});
+        };
+        return;
+      }
+      json(res, 200, {});
+    });
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const first = await startWorker(env.database, env.config, { leaseMs: 300, workerId: 'first' });
+    const { id } = await fire(env, a, sub);
+    await waitFor(() => hook.requests.length === 1);
+    const second = await startWorker(env.database, env.config, { workerId: 'second' });
+    try {
+      await waitFor(() => hook.requests.length === 2);
+      await waitFor(async () => (await deliveryRows(id))[0]?.status === 'SENT');
+      expect(hook.requests.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
+      release!();
+      await first.stop();
+      // The late first worker lost its lease: its result is not recorded over the second's.
+      expect(await deliveryRows(id)).toEqual([{ channel_type: 'Webhook', status: 'SENT', attempts: 1 }]);
+    } finally {
+      release?.();
+      await first.stop();
+      await second.stop();
+    }
+  });
+
+  it.runIf(engineName === 'postgres')('two workers competing on PostgreSQL (FOR UPDATE SKIP LOCKED) send each delivery once', async () => {
+    const a = await env.newAccount();
+    const hook = await receiver((_req, res) => json(res, 200, {}));
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await fire(env, a, sub)).id);
+    const workers = await Promise.all([startWorker(env.database, env.config, { concurrency: 4 }), startWorker(env.database, env.config, { concurrency: 4 })]);
+    try {
+      await waitFor(() => hook.requests.length >= 40);
+      await waitFor(async () => {
+        const [row] = await env.database.rows<{ n: number }>(
+          sql`select count(*)::int as n from deliveries where notification_id in ${sql.raw(`('${ids.join("','")}')`)} and status = 'SENT'`,
+        );
+        return row?.n === 40;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(hook.requests).toHaveLength(40);
+      expect(new Set(hook.requests.map((r) => r.headers['webhook-id'])).size).toBe(40);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+  });
+});
