@@ -6,6 +6,7 @@ import { migrate, MIGRATIONS_FOLDER, migrationsApplied, openDatabase, type Datab
 import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
 import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
+import { startEngineRole } from './engine/runner/role.js';
 import { bootstrapFirstAccount } from './services/accounts/index.js';
 import { startWorkerRole } from './delivery/role.js';
 import { createNotificationStream } from './http/notification-stream.js';
@@ -59,6 +60,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
       stops.push(() => closeServer(server));
       stops.push(() => inboxStream.close()); // runs first: open streams would hold the server's close
+    }
+    if (config.ROLES.has('engine')) {
+      const engine = await startEngineRole(deps);
+      stops.push(() => engine.stop());
     }
     if (config.ROLES.has('worker')) {
       const worker = await startWorkerRole(deps);

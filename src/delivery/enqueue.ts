@@ -29,30 +29,35 @@ const UNIQUE_VIOLATION = '23505';
  * and answers the notification id (the first write's id when the dedupe key was seen before).
  */
 export async function writeNotification(on: Queryable, input: NotificationToWrite): Promise<string> {
-  try {
-    // A savepoint when nested, so a duplicate does not abort the caller's transaction.
-    return await inTransaction(on, (tx) => tx.transaction((inner) => insertOutbox(inner, input)));
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    const [existing] = await on
-      .select({ id: notifications.id })
-      .from(notifications)
-      .where(eq(notifications.dedupeKey, input.dedupeKey));
-    if (!existing) throw err;
-    return existing.id;
-  }
+  const id = await inTransaction(on, (tx) => writeNotificationOnce(tx, input));
+  if (id !== null) return id;
+  const [existing] = await on
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(eq(notifications.dedupeKey, input.dedupeKey));
+  return existing!.id;
 }
 
-async function insertOutbox(tx: Queryable, input: NotificationToWrite): Promise<string> {
+/**
+ * The outbox write itself: null when the dedupe key was written before (a replayed firing), so
+ * the caller can skip the state changes that belong to the first write. ON CONFLICT DO NOTHING
+ * also waits out a racing writer of the same key instead of aborting the transaction.
+ */
+export async function writeNotificationOnce(tx: Queryable, input: NotificationToWrite): Promise<string | null> {
   const id = newId();
-  await tx.insert(notifications).values({
-    id,
-    accountId: input.accountId,
-    subscriptionId: input.subscriptionId,
-    type: input.type,
-    payload: input.payload,
-    dedupeKey: input.dedupeKey,
-  });
+  const inserted = await tx
+    .insert(notifications)
+    .values({
+      id,
+      accountId: input.accountId,
+      subscriptionId: input.subscriptionId,
+      type: input.type,
+      payload: input.payload,
+      dedupeKey: input.dedupeKey,
+    })
+    .onConflictDoNothing({ target: notifications.dedupeKey })
+    .returning({ id: notifications.id });
+  if (inserted.length === 0) return null;
   if (input.channels.length > 0) {
     await tx.insert(deliveries).values(
       input.channels.map((channel, position) => ({

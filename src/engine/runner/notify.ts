@@ -1,10 +1,9 @@
-import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
-import { deliveries, notifications, subscriptionChannels, type ChannelSettings } from '../../db/schema/index.js';
+import type { ChannelSettings } from '../../db/schema/index.js';
+import { DELIVERY_DUE_CHANNEL, writeNotificationOnce } from '../../delivery/enqueue.js';
 import type { ChannelType, NotificationType } from '../../domain/enums.js';
-import { newId } from '../../services/ids.js';
 
-export const DELIVERY_DUE = 'delivery_due';
+export const DELIVERY_DUE = DELIVERY_DUE_CHANNEL;
 
 export interface ChannelRow {
   position: number;
@@ -30,42 +29,12 @@ export function payloadChannels(channels: readonly ChannelRow[]) {
 }
 
 /**
- * Writes one notification and one PENDING delivery per channel, marks the channels PENDING and
- * wakes the delivery worker. Answers the notification id, or null when the dedupe key was already
- * written (a replayed firing). Kept in one function so the delivery module can take it over.
+ * Writes one notification and one PENDING delivery per channel through the delivery outbox.
+ * Answers the notification id, or null when the dedupe key was already written (a replay).
  */
-export async function insertNotificationWithDeliveries(tx: Tx, n: NewNotification): Promise<string | null> {
-  const id = newId();
-  const inserted = await tx
-    .insert(notifications)
-    .values({ id, accountId: n.accountId, subscriptionId: n.subscriptionId, type: n.type, payload: n.payload, dedupeKey: n.dedupeKey })
-    .onConflictDoNothing({ target: notifications.dedupeKey })
-    .returning({ id: notifications.id });
-  if (inserted.length === 0) return null;
-  if (n.channels.length > 0) {
-    await tx.insert(deliveries).values(
-      n.channels.map((c) => ({
-        id: newId(),
-        notificationId: id,
-        position: c.position,
-        channelType: c.type,
-        settings: c.settings ?? {},
-        status: 'PENDING' as const,
-      })),
-    );
-    await tx
-      .update(subscriptionChannels)
-      .set({ status: 'PENDING' })
-      .where(sql`${subscriptionChannels.subscriptionId} = ${n.subscriptionId}`);
-  }
-  await tx.execute(sql`select pg_notify(${DELIVERY_DUE}, ${id})`);
-  return id;
+export function insertNotificationWithDeliveries(tx: Tx, n: NewNotification): Promise<string | null> {
+  const ordered = [...n.channels].sort((a, b) => a.position - b.position);
+  return writeNotificationOnce(tx, { ...n, channels: ordered.map((c) => ({ type: c.type, settings: c.settings })) });
 }
 
-/** True for PostgreSQL's unique violation (a racing writer of the same dedupe key). */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
-}
+export { isUniqueViolation } from '../../delivery/enqueue.js';
