@@ -12,6 +12,7 @@ import type { Logger } from '../../logger.js';
 import { announceSubscriptionChange } from '../../services/watchlists/changes.js';
 import { loadChannels, lockSubscription } from './fire.js';
 import { insertNotificationWithDeliveries, payloadChannels } from './notify.js';
+import { fanOutToDemoWebhooks } from '../../delivery/demo-fanout.js';
 
 export interface CatalogChange {
   id: number;
@@ -39,13 +40,39 @@ export interface CatalogChangeConsumer {
   readonly lastId: number;
 }
 
-type MarketRow = typeof catalogMarkets.$inferSelect;
-type EventRow = typeof catalogEvents.$inferSelect;
+export type MarketRow = typeof catalogMarkets.$inferSelect;
+export type EventRow = typeof catalogEvents.$inferSelect;
 
-interface StatusNotice {
+export interface StatusNotice {
   scope: EventStatusScope;
   trigger: EventStatusTrigger;
   market: MarketRow | undefined;
+}
+
+/** The event status payload's fields that do not depend on who receives it. */
+export function statusPayload(change: CatalogChange, event: EventRow, notice: StatusNotice) {
+  const m = notice.market;
+  return {
+    type: 'event_status_notification' as const,
+    eventStatusScope: notice.scope,
+    triggerType: notice.trigger,
+    createdAt: new Date().toISOString(),
+    fields: {
+      eventId: event.id,
+      eventTitle: event.title,
+      ...(m
+        ? {
+            marketId: m.id,
+            marketQuestion: m.question,
+            outcomes: JSON.stringify(m.outcomes),
+            outcomePrices: JSON.stringify(m.outcomePrices.map(String)),
+          }
+        : {}),
+      polymarketSlug: event.slug,
+      detectedAt: change.detectedAt.toISOString(),
+      detectedAtMs: change.detectedAt.getTime(),
+    },
+  };
 }
 
 /** What a change announces (spec: Events, event status notification kinds and rules). */
@@ -89,28 +116,17 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
       const [wl] = await tx.select({ name: watchlists.name }).from(watchlists).where(eq(watchlists.id, sub.watchlistId));
       const channels = await loadChannels(tx, sub.id);
       const m = notice.market;
+      const base = statusPayload(change, event, notice);
       const payload: Record<string, unknown> = {
-        type: 'event_status_notification',
+        type: base.type,
         userId: sub.accountId,
-        eventStatusScope: notice.scope,
-        triggerType: notice.trigger,
-        createdAt: new Date().toISOString(),
+        eventStatusScope: base.eventStatusScope,
+        triggerType: base.triggerType,
+        createdAt: base.createdAt,
         subscriptionId: sub.id,
         watchlistId: sub.watchlistId,
         watchlistName: wl?.name ?? '',
-        eventId: event.id,
-        eventTitle: event.title,
-        ...(m
-          ? {
-              marketId: m.id,
-              marketQuestion: m.question,
-              outcomes: JSON.stringify(m.outcomes),
-              outcomePrices: JSON.stringify(m.outcomePrices.map(String)),
-            }
-          : {}),
-        polymarketSlug: event.slug,
-        detectedAt: change.detectedAt.toISOString(),
-        detectedAtMs: change.detectedAt.getTime(),
+        ...base.fields,
         channels: payloadChannels(channels),
       };
       const id = await insertNotificationWithDeliveries(tx, {
@@ -159,6 +175,7 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
         .where(eq(catalogMarkets.eventId, change.eventId))
         .orderBy(asc(catalogMarkets.position), asc(catalogMarkets.id));
       const notices = noticesFor(change, markets);
+      for (const notice of notices) await fanOutToDemoWebhooks(db, statusPayload(change, event, notice), notice);
       if (notices.length > 0) {
         for (const subscriptionId of await matchingSubscriptions(change)) {
           for (const notice of notices) await notify(subscriptionId, change, event, notice);
