@@ -2,6 +2,7 @@ import supertest from 'supertest';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { createApp } from '../../src/http/app.js';
+import type { RouteDef } from '../../src/http/route.js';
 import { createLogger } from '../../src/logger.js';
 import { insertAccountWithToken } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -30,11 +31,14 @@ export interface TestEnv {
 }
 
 /** A database of the file's own, the real app over it, and a way to make accounts. */
-export async function createTestEnv(settings: Record<string, string> = {}): Promise<TestEnv> {
+export async function createTestEnv(
+  settings: Record<string, string> = {},
+  opts: { extraRoutes?: RouteDef[] } = {},
+): Promise<TestEnv> {
   const database = await createTestDatabase();
   const config = parseConfig({ ...TEST_SETTINGS, ...settings });
   const logger = createLogger('silent');
-  const app = createApp({ config, database, logger, readiness: async () => ({ ready: true }) });
+  const app = createApp({ config, database, logger, readiness: async () => ({ ready: true }), extraRoutes: opts.extraRoutes });
   return {
     database,
     config,

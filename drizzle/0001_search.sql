@@ -1,0 +1,2 @@
+ALTER TABLE "catalog_events" ADD COLUMN "search" "tsvector" GENERATED ALWAYS AS (to_tsvector('english', coalesce(title, '') || ' ' || coalesce(description, ''))) STORED NOT NULL;--> statement-breakpoint
+CREATE INDEX "catalog_events_search_idx" ON "catalog_events" USING gin ("search");
