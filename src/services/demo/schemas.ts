@@ -7,7 +7,10 @@ export type CreateDemoWebhookInput = z.infer<typeof CreateDemoWebhookInput>;
 export const DemoWebhookIdInput = z.object({ id: Id });
 
 const intParam = (min: number, max: number, fallback: number) =>
-  z.union([z.undefined(), z.string()]).transform((v, c) => {
+  z
+    .string()
+    .optional()
+    .transform((v, c) => {
     if (v === undefined) return fallback;
     const n = /^\d+$/.test(v) ? Number(v) : NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) {
