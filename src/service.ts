@@ -7,6 +7,10 @@ import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
 import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
 import { bootstrapFirstAccount } from './services/accounts/index.js';
+import { startSyncRole } from './catalog/role.js';
+import { demoRoutes } from './http/routes/demo.js';
+import { catalogRoutes } from './http/routes/search.js';
+import { startVenue } from './venue/start.js';
 
 export interface RunningService {
   database: Database;
@@ -37,11 +41,18 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       logger.info({ userId: first.userId }, 'created the first account; its token was printed above');
     }
 
+    // Catalog: the venue (or the in-process simulator), then the sync role as leader.
+    const venue = await startVenue(config, logger);
+    stops.push(() => venue.stop());
+    const sync = config.ROLES.has('sync') ? startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
+    if (sync) stops.push(() => sync.stop());
+
     let url: string | undefined;
     if (config.ROLES.has('api')) {
       const expected = await expectedMigrations();
       const app = createApp({
         ...deps,
+        extraRoutes: [...catalogRoutes, ...demoRoutes],
         readiness: async () =>
           (await migrationsApplied(database, expected)) ? { ready: true } : { ready: false, reason: 'migrations pending' },
       });
@@ -54,7 +65,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       stops.push(() => closeServer(server));
     }
     if (database.kind === 'pglite') {
-      const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR);
+      const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });
       stops.push(() => admin.close());
     }
     logger.info({ url, roles: [...config.ROLES], database: database.kind, startMs: Date.now() - started }, 'Oddswatch started');
