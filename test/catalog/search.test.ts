@@ -110,6 +110,13 @@ describe(`search (${engineName})`, () => {
     await env.http.post(`/search?limit=${limit}`).send({ keyphrases: phrases(['x']) }).expect(400);
   });
 
+  it('appears in the OpenAPI document as public endpoints', async () => {
+    const doc = (await env.http.get('/openapi.json').expect(200)).body;
+    expect(doc.paths['/search'].post.security).toEqual([]);
+    expect(doc.paths['/search/tag-slugs'].post).toBeDefined();
+    expect(doc.paths['/markets/{marketId}/chart.svg'].get).toBeDefined();
+  });
+
   it('needs no Authorization header', async () => {
     await env.http.post('/search/tag-slugs').send({ tags: phrases(['nothing-here']) }).expect(200, []);
   });
