@@ -77,7 +77,7 @@ async function recordChanges(tx: Tx, found: Found, now: Date): Promise<Record<Ca
       .set({ closed: true, closedAt: now, updatedAt: now })
       .where(and(inArray(catalogMarkets.id, ids), eq(catalogMarkets.closed, false)))
       .returning({ id: catalogMarkets.id, eventId: catalogMarkets.eventId });
-    for (const m of closed) rows.push({ kind: 'closed_market', eventId: m.eventId, marketId: m.id, detectedAt: now });
+    for (const m of closed.sort(byId)) rows.push({ kind: 'closed_market', eventId: m.eventId, marketId: m.id, detectedAt: now });
   }
   for (const ids of chunks(found.closedEvents, 1000)) {
     const closed = await tx
@@ -85,10 +85,12 @@ async function recordChanges(tx: Tx, found: Found, now: Date): Promise<Record<Ca
       .set({ closed: true, closedAt: now, updatedAt: now })
       .where(and(inArray(catalogEvents.id, ids), eq(catalogEvents.closed, false)))
       .returning({ id: catalogEvents.id });
-    for (const e of closed) rows.push({ kind: 'closed_event', eventId: e.id, marketId: null, detectedAt: now });
+    for (const e of closed.sort(byId)) rows.push({ kind: 'closed_event', eventId: e.id, marketId: null, detectedAt: now });
   }
   for (const batch of chunks(rows, 1000)) await tx.insert(catalogChanges).values(batch);
   const counts: Record<CatalogChangeKind, number> = { new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 };
   for (const r of rows) counts[r.kind]++;
   return counts;
 }
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

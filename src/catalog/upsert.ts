@@ -4,7 +4,16 @@ import { catalogEventTags, catalogEvents, catalogMarkets, catalogTags, marketSam
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { chunks, eventRow, marketRow } from './rows.js';
 
-const excluded = (column: string) => sql.raw(`excluded.${column}`);
+// Columns an upsert refreshes from the venue. A market's `closed` is not among them: closing is
+// the sync's change detection (src/catalog/sync.ts), so each closing is recorded once.
+const EVENT_UPDATES = ['slug', 'title', 'description', 'image', 'icon', 'active', 'closed', 'archived', 'neg_risk']
+  .concat(['start_date', 'end_date', 'volume', 'volume_24hr', 'liquidity', 'updated_at']);
+const MARKET_UPDATES = ['event_id', 'position', 'question', 'slug', 'group_item_title', 'condition_id', 'outcomes']
+  .concat(['outcome_prices', 'clob_token_ids', 'yes_token_id', 'image', 'active', 'archived', 'volume', 'volume_24hr'])
+  .concat(['liquidity', 'best_bid', 'best_ask', 'last_trade_price', 'end_date', 'updated_at']);
+
+const camel = (column: string) => column.replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase());
+const fromExcluded = (columns: string[]) => Object.fromEntries(columns.map((c) => [camel(c), sql.raw(`excluded.${c}`)]));
 
 /** Writes the fetched open events, their markets, tags and one sample per market. */
 export async function upsertCatalog(tx: Tx, events: VenueEvent[], now: Date): Promise<void> {
@@ -14,11 +23,7 @@ export async function upsertCatalog(tx: Tx, events: VenueEvent[], now: Date): Pr
       .values(batch)
       .onConflictDoUpdate({
         target: catalogEvents.id,
-        set: Object.fromEntries(
-          ['slug', 'title', 'description', 'image', 'icon', 'active', 'closed', 'archived', 'neg_risk', 'start_date', 'end_date', 'volume', 'volume_24hr', 'liquidity', 'updated_at'].map(
-            (c) => [camel(c), excluded(c)],
-          ),
-        ),
+        set: fromExcluded(EVENT_UPDATES),
       });
   }
   const markets = events.flatMap((e) => e.markets.map((m, i) => marketRow(m, e.id, i, now)));
@@ -28,11 +33,7 @@ export async function upsertCatalog(tx: Tx, events: VenueEvent[], now: Date): Pr
       .values(batch)
       .onConflictDoUpdate({
         target: catalogMarkets.id,
-        set: Object.fromEntries(
-          ['event_id', 'position', 'question', 'slug', 'group_item_title', 'condition_id', 'outcomes', 'outcome_prices', 'clob_token_ids', 'yes_token_id', 'image', 'active', 'archived', 'volume', 'volume_24hr', 'liquidity', 'best_bid', 'best_ask', 'last_trade_price', 'end_date', 'updated_at'].map(
-            (c) => [camel(c), excluded(c)],
-          ),
-        ),
+        set: fromExcluded(MARKET_UPDATES),
       });
   }
   const samples = events.flatMap((e) =>
@@ -58,5 +59,3 @@ async function replaceEventTags(tx: Tx, events: VenueEvent[]): Promise<void> {
   const links = events.flatMap((e) => [...new Set(e.tags.map((t) => t.id))].filter((id) => known.has(id)).map((tagId) => ({ eventId: e.id, tagId })));
   for (const batch of chunks(links, 1000)) await tx.insert(catalogEventTags).values(batch).onConflictDoNothing();
 }
-
-const camel = (c: string) => c.replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase()).replace('volume24Hr', 'volume24hr');

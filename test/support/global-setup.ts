@@ -50,7 +50,8 @@ export default async function setup(project: TestProject) {
 async function dropLeftovers(admin: postgres.Sql) {
   const rows = await admin`select datname from pg_database where datname like 'oddswatch_t%'`;
   for (const { datname } of rows) {
-    const pid = Number(/_(\d+)(_|$)/.exec(datname)?.[1]);
+    // Names carry the creating process id: oddswatch_tpl_<pid> and oddswatch_t<pid>_<hex>.
+    const pid = Number(/^oddswatch_t(?:pl_)?(\d+)/.exec(datname)?.[1]);
     if (pid && isAlive(pid)) continue;
     await admin.unsafe(`drop database if exists "${datname}" with (force)`);
   }
