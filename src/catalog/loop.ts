@@ -1,21 +1,25 @@
+import type { Database } from '../db/client.js';
 import { syncCatalogOnce, type SyncDeps, type SyncReport } from './sync.js';
 
-// Advisory-lock key of the sync leader: one process in a deployment syncs at a time.
+// Advisory-lock key of the sync: one pass at a time in a whole deployment.
 export const SYNC_LOCK = 0x0dd5_0001;
 
 export interface CatalogSync {
-  /** One pass now, serialized with the timer's passes. */
+  /** One pass now: waits for a pass running anywhere, then runs. */
   syncOnce(): Promise<SyncReport>;
   stop(): Promise<void>;
 }
 
+/** One pass under the sync lock, waiting for it (CLI, admin endpoint). */
+export const syncUnderLock = (deps: SyncDeps) => deps.database.withAdvisoryLock(SYNC_LOCK, () => syncCatalogOnce(deps));
+
 /**
- * Syncs every `intervalMs` while this process holds the leader lock; a process that does not
- * get it retries at the next tick, so another takes over when the leader stops.
+ * Every `intervalMs`, a pass by whichever process takes the sync lock first (the leader of that
+ * tick); the others skip the tick. The lock is held for the pass only, so a stopped leader is
+ * replaced at the next tick and `syncOnce` never waits on an idle leader.
  */
 export function startCatalogSync(deps: SyncDeps & { intervalMs: number }): CatalogSync {
   const { database, logger, intervalMs } = deps;
-  let lock: { release(): Promise<void> } | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -29,8 +33,7 @@ export function startCatalogSync(deps: SyncDeps & { intervalMs: number }): Catal
   async function tick() {
     if (stopped) return;
     try {
-      lock ??= await database.tryAdvisoryLock(SYNC_LOCK);
-      if (lock) await serialized(() => syncCatalogOnce(deps));
+      await serialized(() => passIfLeader(database, deps));
     } catch (err) {
       logger.error({ err }, 'catalog sync failed; retried at the next interval');
     } finally {
@@ -40,13 +43,21 @@ export function startCatalogSync(deps: SyncDeps & { intervalMs: number }): Catal
   timer = setTimeout(() => void tick(), 0);
 
   return {
-    syncOnce: () => serialized(() => syncCatalogOnce(deps)),
+    syncOnce: () => serialized(() => syncUnderLock(deps)),
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
-      await lock?.release();
-      lock = undefined;
     },
   };
+}
+
+async function passIfLeader(database: Database, deps: SyncDeps): Promise<SyncReport | undefined> {
+  const lock = await database.tryAdvisoryLock(SYNC_LOCK);
+  if (!lock) return undefined;
+  try {
+    return await syncCatalogOnce(deps);
+  } finally {
+    await lock.release();
+  }
 }

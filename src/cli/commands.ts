@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { migrate, openDatabase, type Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { createAccountAsOperator, createTokenAsOperator } from '../services/accounts/index.js';
-import { syncCatalogOnce } from '../catalog/index.js';
+import { syncUnderLock } from '../catalog/index.js';
 import { createGammaClient } from '../venue/gamma/client.js';
 import { startVenue } from '../venue/start.js';
 import { findRunningService, type AdminClient } from './admin-client.js';
@@ -52,7 +52,7 @@ export const COMMANDS: Record<string, { usage: string; run: Runner }> = {
       const venue = await startVenue(config, logger);
       try {
         const gamma = createGammaClient({ baseUrl: venue.gammaUrl, logger, timeoutMs: 15_000 });
-        return await syncCatalogOnce({ database: via.database, gamma, logger, maxEventsPerWatchlist: config.MAX_EVENTS_PER_WATCHLIST });
+        return await syncUnderLock({ database: via.database, gamma, logger, maxEventsPerWatchlist: config.MAX_EVENTS_PER_WATCHLIST });
       } finally {
         await venue.stop();
       }

@@ -159,3 +159,29 @@ describe(`catalog sync against the simulator (${engineName})`, () => {
     }
   });
 });
+
+describe.runIf(engineName === 'postgres')('catalog sync leadership (postgres)', () => {
+  it('skips its ticks while another process holds the sync lock', async () => {
+    const { SYNC_LOCK } = await import('../../src/catalog/index.js');
+    const gamma = createGammaClient({ baseUrl: s.urls.gammaUrl, logger: silent, timeoutMs: 5000 });
+    await newChanges();
+    const held = await env.database.tryAdvisoryLock(SYNC_LOCK);
+    expect(held).toBeDefined();
+    await addEvent({ title: 'Held lock event', markets: [{ question: 'Held?' }] });
+    const loop = startCatalogSync({ database: env.database, gamma, logger: silent, intervalMs: 100 });
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await newChanges()).toEqual([]);
+      await held!.release();
+      const deadline = Date.now() + 10_000;
+      let seen: { kind: string }[] = [];
+      while (Date.now() < deadline && seen.length === 0) {
+        await new Promise((r) => setTimeout(r, 50));
+        seen = await newChanges();
+      }
+      expect(seen.map((c) => c.kind)).toEqual(['new_event', 'new_market']);
+    } finally {
+      await loop.stop();
+    }
+  });
+});
