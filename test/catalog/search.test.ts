@@ -110,6 +110,11 @@ describe(`search (${engineName})`, () => {
     await env.http.post(`/search?limit=${limit}`).send({ keyphrases: phrases(['x']) }).expect(400);
   });
 
+  it('a keyphrase of stop words only matches nothing', async () => {
+    await seedEvent(env.database, { title: 'The of and' });
+    await env.http.post('/search').send({ keyphrases: phrases(['the']) }).expect(200, []);
+  });
+
   it('appears in the OpenAPI document as public endpoints', async () => {
     const doc = (await env.http.get('/openapi.json').expect(200)).body;
     expect(doc.paths['/search'].post.security).toEqual([]);
