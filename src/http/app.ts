@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
         route.auth === 'bearer'
           ? await route.handler(bearerContext(base, req), request)
           : await route.handler(base, request);
-      if (result instanceof RawBody) res.status(route.status ?? 200).type(result.contentType).send(result.body);
+      if (result instanceof RawBody) res.status(route.status ?? 200).set(result.headers).type(result.contentType).send(result.body);
       else res.status(route.status ?? 200).json(result);
     });
   }

@@ -34,6 +34,7 @@ export class RawBody {
   constructor(
     readonly contentType: string,
     readonly body: string,
+    readonly headers: Record<string, string> = {},
   ) {}
 }
 

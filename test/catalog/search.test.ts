@@ -139,6 +139,7 @@ describe(`market chart (${engineName})`, () => {
     ]);
     const res = await env.http.get(`/markets/${id}/chart.svg`).expect(200);
     expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
     const svg = res.text ?? res.body.toString();
     const points = /points="([^"]+)"/.exec(svg)![1]!.split(' ');
     expect(points).toHaveLength(2);

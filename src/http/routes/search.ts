@@ -26,6 +26,8 @@ const SearchResults = z
   )
   .meta({ id: 'SearchResults' });
 
+const CHART_HEADERS = { 'Cross-Origin-Resource-Policy': 'cross-origin', 'Cache-Control': 'public, max-age=60' };
+
 const LimitQuery = z.object({ limit: z.string().optional().meta({ description: 'Results, 1 to 200 (default 50)' }) });
 
 export const catalogRoutes = defineRoutes([
@@ -61,7 +63,8 @@ export const catalogRoutes = defineRoutes([
     auth: 'public',
     response: z.string(),
     errors: [404],
+    // Embedded by other sites (serviceSVGLink): cross-origin readable, briefly cacheable.
     handler: async (ctx, { params }) =>
-      new RawBody('image/svg+xml', await search.marketChartSvg({ ctx, input: { marketId: params.marketId } })),
+      new RawBody('image/svg+xml', await search.marketChartSvg({ ctx, input: { marketId: params.marketId } }), CHART_HEADERS),
   },
 ]);
