@@ -1,8 +1,11 @@
-import { inArray, sql } from 'drizzle-orm';
+import { inArray, lt, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { catalogEventTags, catalogEvents, catalogMarkets, catalogTags, marketSamples } from '../db/schema/index.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { chunks, eventRow, marketRow } from './rows.js';
+
+// Samples serve the 24 h chart and volume windows; older ones are dropped (with a day's margin).
+export const SAMPLE_RETENTION_MS = 48 * 3_600_000;
 
 // Columns an upsert refreshes from the venue. A market's `closed` is not among them: closing is
 // the sync's change detection (src/catalog/sync.ts), so each closing is recorded once.
@@ -40,6 +43,7 @@ export async function upsertCatalog(tx: Tx, events: VenueEvent[], now: Date): Pr
     e.markets.map((m) => ({ marketId: m.id, at: now, volume: m.volume, liquidity: m.liquidity, price: m.outcomePrices[0] ?? null })),
   );
   for (const batch of chunks(samples, 1000)) await tx.insert(marketSamples).values(batch).onConflictDoNothing();
+  await tx.delete(marketSamples).where(lt(marketSamples.at, new Date(now.getTime() - SAMPLE_RETENTION_MS)));
   await replaceEventTags(tx, events);
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq } from 'drizzle-orm';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
-import { catalogChanges, catalogEvents, catalogMarkets } from '../../src/db/schema/index.js';
+import { catalogChanges, catalogEvents, catalogMarkets, marketSamples } from '../../src/db/schema/index.js';
 import type { GammaClient } from '../../src/venue/gamma/client.js';
 import type { VenueEvent, VenueMarket } from '../../src/venue/gamma/types.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -144,5 +144,19 @@ describe(`catalog sync confirmations (${engineName})`, () => {
     expect(e).toMatchObject({ title: 'Renamed', volume24hr: 77, negRisk: true, startDate: new Date('2026-01-01T00:00:00Z') });
     const [m] = await env.database.db.select().from(catalogMarkets).where(eq(catalogMarkets.id, 'u1m'));
     expect(m).toMatchObject({ question: 'New?', volume: 900, volume24hr: 90, liquidity: 9, outcomePrices: [0.7, 0.3], bestBid: 0.69 });
+  });
+
+  it('keeps 48 h of samples per market', async () => {
+    const { venue, gamma } = fakeGamma();
+    venue.open = [event('s1', [market('s1m')])];
+    const at = (ms: number) => syncCatalogOnce({ database: env.database, gamma, logger: silent, now: () => new Date(ms) });
+    const t0 = Date.UTC(2026, 0, 1);
+    await at(t0);
+    await at(t0 + 47 * 3_600_000);
+    const kept = async () =>
+      (await env.database.db.select().from(marketSamples).where(eq(marketSamples.marketId, 's1m'))).map((r) => r.at.getTime()).sort();
+    expect(await kept()).toEqual([t0, t0 + 47 * 3_600_000]);
+    await at(t0 + 49 * 3_600_000);
+    expect(await kept()).toEqual([t0 + 47 * 3_600_000, t0 + 49 * 3_600_000]);
   });
 });

@@ -116,7 +116,8 @@ export const marketSamples = pgTable(
     liquidity: doublePrecision('liquidity'),
     price: doublePrecision('price'),
   },
-  (t) => [primaryKey({ columns: [t.marketId, t.at] })],
+  // The `at` index serves the sync's pruning of old samples.
+  (t) => [primaryKey({ columns: [t.marketId, t.at] }), index('market_samples_at_idx').on(t.at)],
 );
 
 // The engine's last displayed price per token, so a crossing made while it was down is found.
