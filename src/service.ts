@@ -11,6 +11,10 @@ import { bootstrapFirstAccount } from './services/accounts/index.js';
 import { startWorkerRole } from './delivery/role.js';
 import { createNotificationStream } from './http/notification-stream.js';
 import { notificationRoutes } from './http/routes/notifications.js';
+import { startSyncRole } from './catalog/role.js';
+import { demoRoutes } from './http/routes/demo.js';
+import { catalogRoutes } from './http/routes/search.js';
+import { startVenue } from './venue/start.js';
 
 export interface RunningService {
   database: Database;
@@ -41,13 +45,19 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       logger.info({ userId: first.userId }, 'created the first account; its token was printed above');
     }
 
+    // Catalog: the venue (or the in-process simulator), then the sync role as leader.
+    const venue = await startVenue(config, logger);
+    stops.push(() => venue.stop());
+    const sync = config.ROLES.has('sync') ? startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
+    if (sync) stops.push(() => sync.stop());
+
     let url: string | undefined;
     if (config.ROLES.has('api')) {
       const expected = await expectedMigrations();
       const inboxStream = createNotificationStream({ database, logger });
       const app = createApp({
         ...deps,
-        extraRoutes: [...notificationRoutes],
+        extraRoutes: [...catalogRoutes, ...demoRoutes, ...notificationRoutes],
         streams: [inboxStream.route],
         readiness: async () =>
           (await migrationsApplied(database, expected)) ? { ready: true } : { ready: false, reason: 'migrations pending' },
@@ -62,7 +72,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       stops.push(() => inboxStream.close()); // runs first: open streams would hold the server's close
     }
     if (config.ROLES.has('engine')) {
-      const engine = await startEngineRole(deps);
+      const engine = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl });
       stops.push(() => engine.stop());
     }
     if (config.ROLES.has('worker')) {
@@ -70,7 +80,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       stops.push(() => worker.stop());
     }
     if (database.kind === 'pglite') {
-      const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR);
+      const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });
       stops.push(() => admin.close());
     }
     logger.info({ url, roles: [...config.ROLES], database: database.kind, startMs: Date.now() - started }, 'Oddswatch started');

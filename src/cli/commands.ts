@@ -2,6 +2,9 @@ import type { Config } from '../config.js';
 import { migrate, openDatabase, type Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { createAccountAsOperator, createTokenAsOperator } from '../services/accounts/index.js';
+import { syncUnderLock } from '../catalog/index.js';
+import { createGammaClient } from '../venue/gamma/client.js';
+import { startVenue } from '../venue/start.js';
 import { findRunningService, type AdminClient } from './admin-client.js';
 
 export interface CommandEnv {
@@ -40,6 +43,19 @@ export const COMMANDS: Record<string, { usage: string; run: Runner }> = {
       if (via.kind === 'service') return via.admin.call('/migrate', {});
       await migrate(via.database);
       return { message: 'migrations applied' };
+    },
+  },
+  'sync-once': {
+    usage: 'sync-once',
+    run: async ({ config, logger }, via) => {
+      if (via.kind === 'service') return via.admin.call('/sync-once', {});
+      const venue = await startVenue(config, logger);
+      try {
+        const gamma = createGammaClient({ baseUrl: venue.gammaUrl, logger, timeoutMs: 15_000 });
+        return await syncUnderLock({ database: via.database, gamma, logger, maxEventsPerWatchlist: config.MAX_EVENTS_PER_WATCHLIST });
+      } finally {
+        await venue.stop();
+      }
     },
   },
 };

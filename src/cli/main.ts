@@ -19,7 +19,7 @@ const name = args.words.slice(0, args.words[0] === 'migrate' ? 1 : 2).join(' ');
 try {
   const result = (await runCommand(name, { config, logger, options: args.options })) as Record<string, unknown>;
   if (args.options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-  else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${String(value)}\n`);
+  else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}\n`);
   process.exit(0);
 } catch (err) {
   process.stderr.write(`error: ${(err as Error).message}\n`);

@@ -13,7 +13,7 @@ import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { byIp, minuteLimiter } from './rate-limit.js';
-import { expressPath, type RouteDef, type StreamRoute } from './route.js';
+import { expressPath, RawBody, type RouteDef, type StreamRoute } from './route.js';
 import { accountRoutes } from './routes/account.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 import { watchlistRoutes } from './routes/watchlists.js';
@@ -87,7 +87,8 @@ export function createApp(deps: AppDeps): Express {
         route.auth === 'bearer'
           ? await route.handler(bearerContext(base, req), request)
           : await route.handler(base, request);
-      res.status(route.status ?? 200).json(result);
+      if (result instanceof RawBody) res.status(route.status ?? 200).set(result.headers).type(result.contentType).send(result.body);
+      else res.status(route.status ?? 200).json(result);
     });
   }
 

@@ -29,6 +29,15 @@ export type RouteDef =
   | (Common & { auth: 'bearer'; handler(ctx: ServiceContext, r: RouteRequest): Promise<unknown> })
   | (Common & { auth: 'public'; handler(ctx: Omit<ServiceContext, 'account' | 'caller'>, r: RouteRequest): Promise<unknown> });
 
+/** A handler's non-JSON answer (e.g. the chart SVG): sent as is with its content type. */
+export class RawBody {
+  constructor(
+    readonly contentType: string,
+    readonly body: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
 export const defineRoutes = (routes: RouteDef[]) => routes;
 
 export const expressPath = (openapiPath: string) => openapiPath.replace(/\{(\w+)\}/g, ':$1');

@@ -1,6 +1,9 @@
-import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { CATALOG_CHANGE_KINDS } from '../../domain/enums.js';
 import { ts } from './columns.js';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 // The venue's catalog as last synced. Rows are never deleted: a closed event or market stays, so
 // watchlists and notifications keep pointing at something.
@@ -25,8 +28,16 @@ export const catalogEvents = pgTable(
     firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     closedAt: ts('closed_at'),
+    // Full-text search over title and description ('english' stemming; PGlite has the same config).
+    search: tsvector('search')
+      .notNull()
+      .generatedAlwaysAs(sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(description, ''))`),
   },
-  (t) => [index('catalog_events_slug_idx').on(t.slug), index('catalog_events_open_idx').on(t.closed, t.volume24hr)],
+  (t) => [
+    index('catalog_events_slug_idx').on(t.slug),
+    index('catalog_events_open_idx').on(t.closed, t.volume24hr),
+    index('catalog_events_search_idx').using('gin', t.search),
+  ],
 );
 
 export const catalogMarkets = pgTable(
@@ -105,7 +116,8 @@ export const marketSamples = pgTable(
     liquidity: doublePrecision('liquidity'),
     price: doublePrecision('price'),
   },
-  (t) => [primaryKey({ columns: [t.marketId, t.at] })],
+  // The `at` index serves the sync's pruning of old samples.
+  (t) => [primaryKey({ columns: [t.marketId, t.at] }), index('market_samples_at_idx').on(t.at)],
 );
 
 // The engine's last displayed price per token, so a crossing made while it was down is found.

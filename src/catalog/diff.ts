@@ -1,0 +1,79 @@
+import type { Logger } from '../logger.js';
+import type { GammaClient } from '../venue/gamma/client.js';
+import type { VenueEvent } from '../venue/gamma/types.js';
+import type { StoredCatalog } from './state.js';
+
+export interface Found {
+  newEvents: { eventId: string; marketIds: string[] }[];
+  /** New open markets of events already known. */
+  newMarkets: { eventId: string; marketId: string }[];
+  closedMarkets: { eventId: string; marketId: string }[];
+  closedEvents: string[];
+}
+
+/**
+ * Compares the fetched open catalog with the stored one. What disappeared is confirmed with the
+ * venue before it counts as closed; a failed confirmation is left for the next sync.
+ */
+export async function diffCatalog(
+  stored: StoredCatalog,
+  fetched: VenueEvent[],
+  deps: { gamma: GammaClient; logger: Logger; firstSync: boolean },
+): Promise<Found> {
+  const found: Found = { newEvents: [], newMarkets: [], closedMarkets: [], closedEvents: [] };
+  const seenOpenMarkets = new Set<string>();
+  const fetchedEventIds = new Set<string>();
+  const fetchedClosed = new Set<string>();
+  for (const e of fetched) {
+    fetchedEventIds.add(e.id);
+    for (const m of e.markets) if (m.closed) fetchedClosed.add(m.id);
+    const open = e.markets.filter((m) => !m.closed);
+    for (const m of open) seenOpenMarkets.add(m.id);
+    if (deps.firstSync) continue;
+    if (!stored.eventIds.has(e.id)) {
+      found.newEvents.push({ eventId: e.id, marketIds: open.map((m) => m.id) });
+      continue;
+    }
+    for (const m of open) if (!stored.marketIds.has(m.id)) found.newMarkets.push({ eventId: e.id, marketId: m.id });
+  }
+
+  const confirmedClosed = new Set<string>();
+  const goneEvents = [...stored.openEventIds].filter((id) => !fetchedEventIds.has(id));
+  await eachLimited(goneEvents, 8, async (id) => {
+    const e = await confirm(deps, 'event', id, () => deps.gamma.getEvent(id));
+    if (e === undefined) return;
+    if (e !== null && !e.closed && !e.archived) return;
+    found.closedEvents.push(id);
+    for (const m of e?.markets ?? []) if (m.closed) confirmedClosed.add(m.id);
+  });
+
+  const goneMarkets = [...stored.openMarkets.keys()].filter((id) => !seenOpenMarkets.has(id));
+  await eachLimited(goneMarkets, 8, async (id) => {
+    if (confirmedClosed.has(id) || fetchedClosed.has(id)) {
+      found.closedMarkets.push({ eventId: stored.openMarkets.get(id)!, marketId: id });
+      return;
+    }
+    const m = await confirm(deps, 'market', id, () => deps.gamma.getMarket(id));
+    if (m === undefined) return;
+    if (m === null || m.closed || m.archived) found.closedMarkets.push({ eventId: stored.openMarkets.get(id)!, marketId: id });
+  });
+  return found;
+}
+
+/** The venue's answer; `null` when it does not know the id (gone), `undefined` when the call failed. */
+async function confirm<T>(deps: { logger: Logger }, kind: string, id: string, get: () => Promise<T | null>): Promise<T | null | undefined> {
+  try {
+    return await get();
+  } catch (err) {
+    deps.logger.warn({ err, kind, id }, 'could not confirm a closing with the venue; retried next sync');
+    return undefined;
+  }
+}
+
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

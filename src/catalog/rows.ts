@@ -1,0 +1,66 @@
+import type { catalogEvents, catalogMarkets } from '../db/schema/index.js';
+import type { VenueEvent, VenueMarket } from '../venue/gamma/types.js';
+
+const date = (v: string | null) => {
+  if (!v) return null;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d;
+};
+
+export function eventRow(e: VenueEvent, now: Date): typeof catalogEvents.$inferInsert {
+  return {
+    id: e.id,
+    slug: e.slug,
+    title: e.title,
+    description: e.description,
+    image: e.image,
+    icon: e.icon,
+    active: e.active,
+    closed: e.closed,
+    archived: e.archived,
+    negRisk: e.negRisk,
+    startDate: date(e.startDate),
+    endDate: date(e.endDate),
+    volume: e.volume,
+    volume24hr: e.volume24hr,
+    liquidity: e.liquidity,
+    updatedAt: now,
+    ...(e.closed ? { closedAt: now } : {}),
+  };
+}
+
+export function marketRow(m: VenueMarket, eventId: string, position: number, now: Date): typeof catalogMarkets.$inferInsert {
+  return {
+    id: m.id,
+    eventId,
+    position,
+    question: m.question,
+    slug: m.slug,
+    groupItemTitle: m.groupItemTitle,
+    conditionId: m.conditionId,
+    outcomes: m.outcomes,
+    outcomePrices: m.outcomePrices,
+    clobTokenIds: m.clobTokenIds,
+    yesTokenId: m.clobTokenIds[0] ?? '',
+    image: m.image,
+    active: m.active,
+    closed: m.closed,
+    archived: m.archived,
+    volume: m.volume,
+    volume24hr: m.volume24hr,
+    liquidity: m.liquidity,
+    bestBid: m.bestBid,
+    bestAsk: m.bestAsk,
+    lastTradePrice: m.lastTradePrice,
+    endDate: date(m.endDate),
+    updatedAt: now,
+    ...(m.closed ? { closedAt: now } : {}),
+  };
+}
+
+/** Splits rows into batches that stay well under PostgreSQL's bind-parameter limit. */
+export function chunks<T>(items: T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,30 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { catalogEvents, catalogMarkets } from '../db/schema/index.js';
+
+export interface StoredCatalog {
+  eventIds: Set<string>;
+  openEventIds: Set<string>;
+  marketIds: Set<string>;
+  /** Open market id → its event id. */
+  openMarkets: Map<string, string>;
+}
+
+export async function loadStoredCatalog(database: Database): Promise<StoredCatalog> {
+  const db = database.db;
+  const events = await db.select({ id: catalogEvents.id, closed: catalogEvents.closed }).from(catalogEvents);
+  const markets = await db.select({ id: catalogMarkets.id, eventId: catalogMarkets.eventId, closed: catalogMarkets.closed }).from(catalogMarkets);
+  return {
+    eventIds: new Set(events.map((e) => e.id)),
+    openEventIds: new Set(events.filter((e) => !e.closed).map((e) => e.id)),
+    marketIds: new Set(markets.map((m) => m.id)),
+    openMarkets: new Map(markets.filter((m) => !m.closed).map((m) => [m.id, m.eventId])),
+  };
+}
+
+export const isEmpty = (s: StoredCatalog) => s.eventIds.size === 0;
+
+export async function storedEventIdOf(database: Database, marketId: string) {
+  const [row] = await database.db.select({ eventId: catalogMarkets.eventId }).from(catalogMarkets).where(eq(catalogMarkets.id, marketId));
+  return row?.eventId;
+}

@@ -1,0 +1,96 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { inTransaction, type Database, type Tx } from '../db/client.js';
+import { catalogChanges, catalogEvents, catalogMarkets } from '../db/schema/index.js';
+import type { CatalogChangeKind } from '../domain/enums.js';
+import type { Logger } from '../logger.js';
+import type { GammaClient } from '../venue/gamma/client.js';
+import type { VenueEvent } from '../venue/gamma/types.js';
+import { announceAll, autoAddMatchingEvents, autoFetchNewMarkets } from './auto-add.js';
+import { diffCatalog, type Found } from './diff.js';
+import { chunks } from './rows.js';
+import { isEmpty, loadStoredCatalog } from './state.js';
+import { upsertCatalog } from './upsert.js';
+
+export interface SyncDeps {
+  database: Database;
+  gamma: GammaClient;
+  logger: Logger;
+  now?: () => Date;
+  /** Auto-added events stop at this watchlist size (config MAX_EVENTS_PER_WATCHLIST). */
+  maxEventsPerWatchlist?: number;
+}
+
+export interface SyncReport {
+  firstSync: boolean;
+  events: number;
+  markets: number;
+  changes: Record<CatalogChangeKind, number>;
+  watchlistsChanged: number;
+}
+
+/**
+ * One pass over the venue's open catalog: store it, sample every market, record what opened and
+ * closed since the last pass (each change once), and grow the watchlists that ask for it.
+ * The first pass over an empty catalog records no openings: everything would be "new".
+ */
+export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
+  const { database, gamma, logger } = deps;
+  const now = (deps.now ?? (() => new Date()))();
+  const stored = await loadStoredCatalog(database);
+  const firstSync = isEmpty(stored);
+  const fetched: VenueEvent[] = [];
+  for await (const page of gamma.fetchOpenEvents()) fetched.push(...page);
+  const found = await diffCatalog(stored, fetched, { gamma, logger, firstSync });
+
+  const report = await inTransaction(database.db, async (tx) => {
+    await upsertCatalog(tx, fetched, now);
+    const changes = await recordChanges(tx, found, now);
+    const newOpenEvents = found.newEvents.map((e) => e.eventId);
+    const added = await autoAddMatchingEvents(database, tx, newOpenEvents, deps.maxEventsPerWatchlist ?? 500);
+    const fetchedInto = await autoFetchNewMarkets(tx, found.newMarkets);
+    const changed = new Set([...added, ...fetchedInto]);
+    await announceAll(tx, changed);
+    return { changes, watchlistsChanged: changed.size };
+  });
+  const result: SyncReport = {
+    firstSync,
+    events: fetched.length,
+    markets: fetched.reduce((n, e) => n + e.markets.length, 0),
+    ...report,
+  };
+  logger.info(result, 'catalog synced');
+  return result;
+}
+
+async function recordChanges(tx: Tx, found: Found, now: Date): Promise<Record<CatalogChangeKind, number>> {
+  const rows: { kind: CatalogChangeKind; eventId: string; marketId: string | null; detectedAt: Date }[] = [];
+  for (const e of found.newEvents) {
+    rows.push({ kind: 'new_event', eventId: e.eventId, marketId: null, detectedAt: now });
+    for (const marketId of e.marketIds) rows.push({ kind: 'new_market', eventId: e.eventId, marketId, detectedAt: now });
+  }
+  for (const m of found.newMarkets) rows.push({ kind: 'new_market', eventId: m.eventId, marketId: m.marketId, detectedAt: now });
+
+  // Closings count only when this pass is the one that flips the row: each is recorded once.
+  for (const ids of chunks(found.closedMarkets.map((m) => m.marketId), 1000)) {
+    const closed = await tx
+      .update(catalogMarkets)
+      .set({ closed: true, closedAt: now, updatedAt: now })
+      .where(and(inArray(catalogMarkets.id, ids), eq(catalogMarkets.closed, false)))
+      .returning({ id: catalogMarkets.id, eventId: catalogMarkets.eventId });
+    for (const m of closed.sort(byId)) rows.push({ kind: 'closed_market', eventId: m.eventId, marketId: m.id, detectedAt: now });
+  }
+  for (const ids of chunks(found.closedEvents, 1000)) {
+    const closed = await tx
+      .update(catalogEvents)
+      .set({ closed: true, closedAt: now, updatedAt: now })
+      .where(and(inArray(catalogEvents.id, ids), eq(catalogEvents.closed, false)))
+      .returning({ id: catalogEvents.id });
+    for (const e of closed.sort(byId)) rows.push({ kind: 'closed_event', eventId: e.id, marketId: null, detectedAt: now });
+  }
+  for (const batch of chunks(rows, 1000)) await tx.insert(catalogChanges).values(batch);
+  const counts: Record<CatalogChangeKind, number> = { new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 };
+  for (const r of rows) counts[r.kind]++;
+  return counts;
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

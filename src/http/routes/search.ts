@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import * as search from '../../services/search/index.js';
+import { defineRoutes, RawBody } from '../route.js';
+
+const tag = 'Search';
+
+const SearchResults = z
+  .array(
+    z.strictObject({
+      id: z.string(),
+      title: z.string(),
+      slug: z.string(),
+      image: z.string(),
+      type: z.literal('event'),
+      markets: z.array(
+        z.strictObject({
+          id: z.string(),
+          image: z.string(),
+          question: z.string(),
+          outcomes: z.string(),
+          outcomePrices: z.string(),
+          serviceSVGLink: z.string(),
+        }),
+      ),
+    }),
+  )
+  .meta({ id: 'SearchResults' });
+
+const CHART_HEADERS = { 'Cross-Origin-Resource-Policy': 'cross-origin', 'Cache-Control': 'public, max-age=60' };
+
+const LimitQuery = z.object({ limit: z.string().optional().meta({ description: 'Results, 1 to 200 (default 50)' }) });
+
+export const catalogRoutes = defineRoutes([
+  {
+    method: 'post',
+    path: '/search',
+    summary: 'Search open events by keyphrases',
+    tag,
+    auth: 'public',
+    body: search.SearchByKeyphrasesInput,
+    query: LimitQuery,
+    response: SearchResults,
+    errors: [400],
+    handler: (ctx, { body, query }) => search.searchByKeyphrases({ ctx, input: body, query }),
+  },
+  {
+    method: 'post',
+    path: '/search/tag-slugs',
+    summary: 'Search open events by tag slugs',
+    tag,
+    auth: 'public',
+    body: search.SearchByTagsInput,
+    query: LimitQuery,
+    response: SearchResults,
+    errors: [400],
+    handler: (ctx, { body, query }) => search.searchByTags({ ctx, input: body, query }),
+  },
+  {
+    method: 'get',
+    path: '/markets/{marketId}/chart.svg',
+    summary: "A sparkline of the market's price over the last 24 h (image/svg+xml)",
+    tag,
+    auth: 'public',
+    response: z.string(),
+    errors: [404],
+    // Embedded by other sites (serviceSVGLink): cross-origin readable, briefly cacheable.
+    handler: async (ctx, { params }) =>
+      new RawBody('image/svg+xml', await search.marketChartSvg({ ctx, input: { marketId: params.marketId } }), CHART_HEADERS),
+  },
+]);

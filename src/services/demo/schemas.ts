@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { Id } from '../schemas.js';
+
+export const CreateDemoWebhookInput = z.strictObject({ url: z.string().trim().min(1, 'must not be empty').max(2000) });
+export type CreateDemoWebhookInput = z.infer<typeof CreateDemoWebhookInput>;
+
+export const DemoWebhookIdInput = z.object({ id: Id });
+
+const intParam = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, c) => {
+    if (v === undefined) return fallback;
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      c.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+export const DemoEventsInput = z.object({
+  page: intParam(1, 1_000_000, 1),
+  limit: intParam(1, 500, 500),
+});
+export type DemoEventsInput = z.infer<typeof DemoEventsInput>;
+
+export const VolumeStatsInput = z.object({ marketId: Id });

@@ -1,0 +1,58 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { inTransaction } from '../../db/client.js';
+import { demoWebhooks } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { outboundUrlCheck } from '../outbound-urls.js';
+import { parseInput } from '../validate.js';
+import { CreateDemoWebhookInput, DemoWebhookIdInput } from './schemas.js';
+
+export interface DemoWebhookView {
+  _id: string;
+  url: string;
+  active: boolean;
+  createdAt: string;
+}
+
+const view = (w: typeof demoWebhooks.$inferSelect): DemoWebhookView => ({
+  _id: w.id,
+  url: w.url,
+  active: w.active,
+  createdAt: w.createdAt.toISOString(),
+});
+
+export const DEMO_WEBHOOK_NOT_FOUND = 'Demo webhook not found or already deleted';
+
+export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<DemoWebhookView> {
+  const { url } = parseInput(CreateDemoWebhookInput, input);
+  await outboundUrlCheck(ctx)('url', url);
+  const [row] = await ctx.database.db
+    .insert(demoWebhooks)
+    .values({ id: newId(), accountId: ctx.account.id, url })
+    .returning();
+  return view(row!);
+}
+
+export async function listDemoWebhooks({ ctx }: { ctx: ServiceContext }): Promise<DemoWebhookView[]> {
+  const rows = await ctx.database.db
+    .select()
+    .from(demoWebhooks)
+    .where(and(eq(demoWebhooks.accountId, ctx.account.id), eq(demoWebhooks.active, true)))
+    .orderBy(asc(demoWebhooks.createdAt), asc(demoWebhooks.id));
+  return rows.map(view);
+}
+
+/** Soft delete: the row stays with `active` false. Another account's webhook is "not found". */
+export async function deleteDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<{ message: string }> {
+  const { id } = parseInput(DemoWebhookIdInput, input);
+  return inTransaction(ctx.database.db, async (tx) => {
+    const updated = await tx
+      .update(demoWebhooks)
+      .set({ active: false, deletedAt: new Date() })
+      .where(and(eq(demoWebhooks.id, id), eq(demoWebhooks.accountId, ctx.account.id), eq(demoWebhooks.active, true)))
+      .returning({ id: demoWebhooks.id });
+    if (updated.length === 0) throw notFound(DEMO_WEBHOOK_NOT_FOUND);
+    return { message: 'Demo webhook deleted' };
+  });
+}

@@ -1,0 +1,64 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Database, Queryable } from '../../db/client.js';
+import type { StoredQuery } from '../../db/schema/index.js';
+import type { MatchOperator } from '../../domain/enums.js';
+
+export interface Term {
+  text: string;
+  include: boolean;
+}
+
+/** A search over open events: keyphrases against the text index, or tag slugs. */
+export interface EventQuery {
+  by: 'keyphrases' | 'tags';
+  terms: Term[];
+  operator: MatchOperator;
+}
+
+// One term as a boolean condition and a relevance score (0 when it does not match).
+function termSql(by: EventQuery['by'], text: string): { cond: SQL; rank: SQL } {
+  if (by === 'keyphrases') {
+    const q = sql`phraseto_tsquery('english', ${text})`;
+    return { cond: sql`(e.search @@ ${q})`, rank: sql`ts_rank(e.search, ${q})` };
+  }
+  const cond = sql`exists (select 1 from catalog_event_tags et join catalog_tags t on t.id = et.tag_id
+    where et.event_id = e.id and t.slug = ${text})`;
+  return { cond, rank: sql`(case when ${cond} then 1 else 0 end)` };
+}
+
+/**
+ * Ids of open events matching the query, best match first, then by 24 h volume. With `within`,
+ * only those events are considered (the sync's auto-add check).
+ */
+export async function matchEventIds(
+  database: Database,
+  query: EventQuery,
+  opts: { limit: number; within?: string[]; on?: Queryable },
+): Promise<string[]> {
+  const included = query.terms.filter((t) => t.include).map((t) => termSql(query.by, t.text));
+  const excluded = query.terms.filter((t) => !t.include).map((t) => termSql(query.by, t.text));
+  if (included.length === 0) return [];
+  if (opts.within && opts.within.length === 0) return [];
+  const joiner = query.operator === 'AND' ? sql` and ` : sql` or `;
+  const where: SQL[] = [
+    sql`e.active and not e.closed and not e.archived`,
+    sql`(${sql.join(included.map((t) => t.cond), joiner)})`,
+    ...excluded.map((t) => sql`not ${t.cond}`),
+  ];
+  if (opts.within) where.push(sql`e.id in (${sql.join(opts.within.map((id) => sql`${id}`), sql`, `)})`);
+  const rank = sql.join(included.map((t) => t.rank), sql` + `);
+  const rows = await database.rows<{ id: string }>(
+    sql`select e.id from catalog_events e where ${sql.join(where, sql` and `)}
+      order by (${rank}) desc, e.volume_24hr desc, e.id asc limit ${opts.limit}`,
+    opts.on,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A watchlist's stored query as an event query; null when it has no included term. */
+export function fromStoredQuery(query: StoredQuery): EventQuery | null {
+  const byTags = query.tags.length > 0;
+  const terms = byTags ? query.tags.map((t) => ({ text: t.tagSlug, include: t.include })) : query.keyphrases;
+  if (!terms.some((t) => t.include)) return null;
+  return { by: byTags ? 'tags' : 'keyphrases', terms, operator: query.searchMatchOperator };
+}

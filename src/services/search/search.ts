@@ -1,0 +1,30 @@
+import type { ServiceContext } from '../context.js';
+import { parseInput } from '../validate.js';
+import { matchEventIds, type EventQuery } from './matcher.js';
+import { loadSearchResults, type SearchResult } from './results.js';
+import { SearchByKeyphrasesInput, SearchByTagsInput, SearchLimit } from './schemas.js';
+import { validationError } from '../errors.js';
+
+type PublicContext = Omit<ServiceContext, 'account' | 'caller'>;
+interface SearchArgs {
+  ctx: PublicContext;
+  input: unknown;
+  query?: unknown;
+}
+
+async function run(ctx: PublicContext, query: EventQuery, rawLimit: unknown): Promise<SearchResult[]> {
+  const { limit } = parseInput(SearchLimit, rawLimit ?? {});
+  if (!query.terms.some((t) => t.include)) throw validationError(`${query.by}: at least one term must have include: true`);
+  const ids = await matchEventIds(ctx.database, query, { limit });
+  return loadSearchResults(ctx.database, ctx.config, ids);
+}
+
+export async function searchByKeyphrases({ ctx, input, query }: SearchArgs): Promise<SearchResult[]> {
+  const body = parseInput(SearchByKeyphrasesInput, input);
+  return run(ctx, { by: 'keyphrases', terms: body.keyphrases, operator: body.searchMatchOperator }, query);
+}
+
+export async function searchByTags({ ctx, input, query }: SearchArgs): Promise<SearchResult[]> {
+  const body = parseInput(SearchByTagsInput, input);
+  return run(ctx, { by: 'tags', terms: body.tags, operator: body.searchMatchOperator }, query);
+}

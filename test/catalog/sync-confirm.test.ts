@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asc, eq } from 'drizzle-orm';
+import { syncCatalogOnce } from '../../src/catalog/index.js';
+import { catalogChanges, catalogEvents, catalogMarkets, marketSamples } from '../../src/db/schema/index.js';
+import type { GammaClient } from '../../src/venue/gamma/client.js';
+import type { VenueEvent, VenueMarket } from '../../src/venue/gamma/types.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { engineName } from '../support/db.js';
+import { silent } from '../venue/support.js';
+
+const market = (id: string, over: Partial<VenueMarket> = {}): VenueMarket => ({
+  id,
+  question: `Q ${id}?`,
+  slug: `q-${id}`,
+  groupItemTitle: '',
+  description: '',
+  conditionId: `0x${id}`,
+  outcomes: ['Yes', 'No'],
+  outcomePrices: [0.4, 0.6],
+  clobTokenIds: [`${id}1`, `${id}2`],
+  active: true,
+  closed: false,
+  archived: false,
+  acceptingOrders: true,
+  negRisk: false,
+  volume: 100,
+  volume24hr: 10,
+  liquidity: 50,
+  bestBid: null,
+  bestAsk: null,
+  lastTradePrice: null,
+  tickSize: null,
+  image: '',
+  icon: '',
+  startDate: null,
+  endDate: null,
+  ...over,
+});
+
+const event = (id: string, markets: VenueMarket[], over: Partial<VenueEvent> = {}): VenueEvent => ({
+  id,
+  slug: `e-${id}`,
+  title: `Event ${id}`,
+  description: '',
+  image: '',
+  icon: '',
+  active: true,
+  closed: false,
+  archived: false,
+  startDate: null,
+  endDate: null,
+  volume: 100,
+  volume24hr: 10,
+  liquidity: 50,
+  negRisk: false,
+  tags: [],
+  markets,
+  ...over,
+});
+
+/** A scripted venue: the open catalog and single reads are set per test step. */
+function fakeGamma() {
+  const venue = {
+    open: [] as VenueEvent[],
+    getEvent: async (_id: string): Promise<VenueEvent | null> => null,
+    getMarket: async (_id: string): Promise<VenueMarket | null> => null,
+  };
+  const gamma: GammaClient = {
+    async *fetchOpenEvents() {
+      yield venue.open;
+    },
+    getEvent: (id) => venue.getEvent(id),
+    getMarket: (id) => venue.getMarket(id),
+    listTags: async () => [],
+  };
+  return { venue, gamma };
+}
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(() => env?.close());
+
+describe(`catalog sync confirmations (${engineName})`, () => {
+  it('an unconfirmed disappearance is not a closing; the confirmed one is recorded once', async () => {
+    const { venue, gamma } = fakeGamma();
+    const sync = () => syncCatalogOnce({ database: env.database, gamma, logger: silent });
+    venue.open = [event('e1', [market('m1')]), event('e2', [market('m2'), market('m3')])];
+    await sync();
+
+    // e1 leaves the open catalog, but the venue cannot be asked.
+    venue.open = [event('e2', [market('m2'), market('m3')])];
+    venue.getEvent = async () => {
+      throw new Error('venue down');
+    };
+    venue.getMarket = async () => {
+      throw new Error('venue down');
+    };
+    const failed = await sync();
+    expect(failed.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
+    const [e1] = await env.database.db.select().from(catalogEvents).where(eq(catalogEvents.id, 'e1'));
+    expect(e1!.closed).toBe(false);
+
+    // Still open at the venue (only missing from a page): nothing either.
+    venue.getEvent = async (id) => event(id, [market('m1')]);
+    venue.getMarket = async (id) => market(id);
+    expect((await sync()).changes.closed_event).toBe(0);
+
+    venue.getEvent = async (id) => event(id, [market('m1', { closed: true })], { closed: true });
+    const closed = await sync();
+    expect(closed.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 1, closed_event: 1 });
+    expect((await sync()).changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
+
+    // A market closed inside an open event needs no extra call; a market gone with 404 is closed too.
+    venue.open = [event('e2', [market('m2', { closed: true })])];
+    venue.getMarket = async () => null;
+    const markets = await sync();
+    expect(markets.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 2, closed_event: 0 });
+    const rows = await env.database.db.select().from(catalogChanges).orderBy(asc(catalogChanges.id));
+    expect(rows.map((r) => [r.kind, r.eventId, r.marketId])).toEqual([
+      ['closed_market', 'e1', 'm1'],
+      ['closed_event', 'e1', null],
+      ['closed_market', 'e2', 'm2'],
+      ['closed_market', 'e2', 'm3'],
+    ]);
+  });
+
+  it('refreshes every stored field from the venue on each pass', async () => {
+    const { venue, gamma } = fakeGamma();
+    const sync = () => syncCatalogOnce({ database: env.database, gamma, logger: silent });
+    venue.open = [event('u1', [market('u1m')])];
+    await sync();
+    venue.open = [
+      event('u1', [market('u1m', { question: 'New?', volume: 900, volume24hr: 90, liquidity: 9, outcomePrices: [0.7, 0.3], bestBid: 0.69 })], {
+        title: 'Renamed',
+        volume24hr: 77,
+        negRisk: true,
+        startDate: '2026-01-01T00:00:00Z',
+      }),
+    ];
+    await sync();
+    const [e] = await env.database.db.select().from(catalogEvents).where(eq(catalogEvents.id, 'u1'));
+    expect(e).toMatchObject({ title: 'Renamed', volume24hr: 77, negRisk: true, startDate: new Date('2026-01-01T00:00:00Z') });
+    const [m] = await env.database.db.select().from(catalogMarkets).where(eq(catalogMarkets.id, 'u1m'));
+    expect(m).toMatchObject({ question: 'New?', volume: 900, volume24hr: 90, liquidity: 9, outcomePrices: [0.7, 0.3], bestBid: 0.69 });
+  });
+
+  it('keeps 48 h of samples per market', async () => {
+    const { venue, gamma } = fakeGamma();
+    venue.open = [event('s1', [market('s1m')])];
+    const at = (ms: number) => syncCatalogOnce({ database: env.database, gamma, logger: silent, now: () => new Date(ms) });
+    const t0 = Date.UTC(2026, 0, 1);
+    await at(t0);
+    await at(t0 + 47 * 3_600_000);
+    const kept = async () =>
+      (await env.database.db.select().from(marketSamples).where(eq(marketSamples.marketId, 's1m'))).map((r) => r.at.getTime()).sort();
+    expect(await kept()).toEqual([t0, t0 + 47 * 3_600_000]);
+    await at(t0 + 49 * 3_600_000);
+    expect(await kept()).toEqual([t0 + 47 * 3_600_000, t0 + 49 * 3_600_000]);
+  });
+});
