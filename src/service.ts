@@ -14,12 +14,13 @@ import { notificationRoutes } from './http/routes/notifications.js';
 import { startSyncRole } from './catalog/role.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { catalogRoutes } from './http/routes/search.js';
-import { startVenue } from './venue/start.js';
+import { startVenue, type VenueEndpoints } from './venue/start.js';
 
 export interface RunningService {
   database: Database;
   /** Base URL of the REST API when the `api` role runs. */
   url?: string;
+  venue: VenueEndpoints;
   stop(): Promise<void>;
 }
 
@@ -87,6 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     return {
       database,
       url,
+      venue,
       async stop() {
         for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop step failed'));
         await database.close();

@@ -7,6 +7,8 @@ export interface VenueEndpoints {
   gammaUrl: string;
   clobUrl: string;
   clobWsUrl: string;
+  /** The simulator's control endpoints, when it runs in this process. */
+  controlUrl?: string;
   stop(): Promise<void>;
 }
 

@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { insertAccountWithToken } from '../../src/services/accounts/index.js';
+import { startReceiver, type Receiver } from '../delivery/support/receiver.js';
+
+let service: RunningService;
+let receiver: Receiver;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'oddswatch-e2e-'));
+  receiver = await startReceiver((_req, res) => res.writeHead(200).end('ok'));
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    VENUE: 'simulator',
+    SIMULATOR_PORT: '0',
+    SIMULATOR_RANDOM_WALK: 'false',
+    ROLES: 'api,engine,worker,sync',
+    ALLOW_PRIVATE_URLS: 'true',
+    LOG_LEVEL: 'silent',
+  });
+  service = await startService(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+}, 60_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await receiver?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const json = { 'content-type': 'application/json' };
+
+async function call(method: string, route: string, token: string | undefined, body?: unknown) {
+  const res = await fetch(`${service.url}${route}`, {
+    method,
+    headers: { ...json, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const movePrice = (marketId: string, price: number) =>
+  fetch(`${service.venue.controlUrl}/markets/${marketId}/price`, { method: 'POST', headers: json, body: JSON.stringify({ price }) });
+
+describe('the whole service on PGlite against the in-process venue simulator', () => {
+  it('turns a price moved with the control endpoint into a notification, delivered in the app and by webhook', async () => {
+    const { token } = await insertAccountWithToken(service.database.db, {});
+    // The first catalog sync runs at start; search shows the catalog once it is in.
+    let found = { status: 0, body: [] as any[] };
+    for (let i = 0; i < 100 && found.body.length === 0; i++) {
+      found = await call('POST', '/search', undefined, { keyphrases: [{ text: 'bitcoin', include: true }], searchMatchOperator: 'OR' });
+      if (found.body.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(found.status).toBe(200);
+    const event = found.body[0];
+    const market = event.markets[0];
+
+    const wl = await call('POST', '/watchlists', token, { name: 'BTC', events: { [event.id]: { autoFetch: true } } });
+    expect(wl.status).toBe(201);
+    await movePrice(market.id, 0.3);
+    const sub = await call('POST', '/subscriptions', token, {
+      watchlistId: wl.body.watchList.id,
+      subscriptionScope: 'Market',
+      eventId: event.id,
+      marketId: market.id,
+      subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 50 } } },
+      triggerType: 'One Time',
+      channels: [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: `${receiver.url}/hook` } }],
+    });
+    expect(sub.status).toBe(201);
+
+    // The engine learns of the rule through the change feed; move the price across until it fires.
+    let notifications: any[] = [];
+    for (let i = 0; i < 40 && notifications.length === 0; i++) {
+      await movePrice(market.id, 0.3);
+      await new Promise((r) => setTimeout(r, 100));
+      await movePrice(market.id, 0.7);
+      await new Promise((r) => setTimeout(r, 150));
+      notifications = (await call('GET', '/notifications', token)).body.notifications;
+    }
+    expect(notifications).toHaveLength(1);
+    const payload = notifications[0].payload;
+    expect(payload).toMatchObject({
+      type: 'price_notification',
+      subscriptionId: sub.body.subscription.subscriptionId,
+      marketId: market.id,
+      eventId: event.id,
+      polymarketSlug: event.slug,
+      detectedValue: 0.7,
+    });
+
+    for (let i = 0; i < 50 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(JSON.parse(receiver.requests[0]!.body)).toEqual(payload);
+    const deliveries = await call('GET', `/notifications/${notifications[0].id}/deliveries`, token);
+    expect(deliveries.body.deliveries.map((d: any) => [d.channel, d.status])).toEqual([
+      ['In App', 'SENT'],
+      ['Webhook', 'SENT'],
+    ]);
+    const after = await call('GET', `/subscription/${sub.body.subscription.subscriptionId}`, token);
+    expect(after.body.subscription).toMatchObject({ status: { enabled: false, reason: 'Triggered' }, triggerCount: 1 });
+  });
+});
