@@ -27,8 +27,13 @@ export interface Database {
   listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   /** Runs `fn` while holding a session-level advisory lock; other holders wait. */
   withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
-  /** Takes a session-level advisory lock if it is free; it is held until `release` or close. */
-  tryAdvisoryLock(key: number): Promise<{ release(): Promise<void> } | undefined>;
+  /**
+   * Takes a session-level advisory lock if it is free; it is held until `release` or close. With
+   * `key2`, the two-key form `pg_try_advisory_lock(key, key2)` (in `pg_locks`: classid = key,
+   * objid = key2, objsubid = 2). The lock lives on a reserved connection of its own, so it goes when
+   * the process's session ends.
+   */
+  tryAdvisoryLock(key: number, key2?: number): Promise<{ release(): Promise<void> } | undefined>;
   close(): Promise<void>;
 }
 
@@ -98,16 +103,20 @@ function openPostgres(url: string, max: number): Database {
         reserved.release();
       }
     },
-    async tryAdvisoryLock(key) {
+    async tryAdvisoryLock(key, key2) {
       const reserved = await client.reserve();
-      const [row] = await reserved`select pg_try_advisory_lock(${key}) as locked`;
+      const [row] =
+        key2 === undefined
+          ? await reserved`select pg_try_advisory_lock(${key}) as locked`
+          : await reserved`select pg_try_advisory_lock(${key}::int, ${key2}::int) as locked`;
       if (!row?.locked) {
         reserved.release();
         return undefined;
       }
       return {
         async release() {
-          await reserved`select pg_advisory_unlock(${key})`.catch(() => {});
+          const unlock = key2 === undefined ? reserved`select pg_advisory_unlock(${key})` : reserved`select pg_advisory_unlock(${key}::int, ${key2}::int)`;
+          await unlock.catch(() => {});
           reserved.release();
         },
       };

@@ -24,6 +24,8 @@ export interface TestAccount {
 
 export interface TestEnv {
   database: Database;
+  /** PostgreSQL: the URL of this test's database (a second handle = a second process). */
+  databaseUrl: string | undefined;
   config: Config;
   /** The express app itself, for tests that need a listening server (streams). */
   app: Express;
@@ -44,6 +46,7 @@ export async function createTestEnv(
   const express = createApp({ config, database, logger, readiness: async () => ({ ready: true }), ...extras(database) });
   return {
     database,
+    databaseUrl: database.url,
     config,
     app: express,
     http: supertest.agent(express),

@@ -9,7 +9,7 @@ import { PGLITE_TEMPLATE, withDatabase } from './global-setup.js';
 export const engineName = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 
 /** A migrated database of this test file's own: PGlite in memory, or a clone of the PostgreSQL template. */
-export async function createTestDatabase(): Promise<Database & { drop(): Promise<void> }> {
+export async function createTestDatabase(): Promise<Database & { drop(): Promise<void>; url?: string }> {
   const url = process.env.DATABASE_URL;
   const template = inject('pgTemplate');
   if (!url || !template) {
@@ -21,8 +21,11 @@ export async function createTestDatabase(): Promise<Database & { drop(): Promise
   const name = `oddswatch_t${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}" template "${template}"`);
-  const database = await openDatabase({ databaseUrl: withDatabase(url, name), maxConnections: 5 });
+  const databaseUrl = withDatabase(url, name);
+  const database = await openDatabase({ databaseUrl, maxConnections: 5 });
   return Object.assign(database, {
+    /** The clone's own URL, for a second handle (a second engine process) on it. */
+    url: databaseUrl,
     async drop() {
       await database.close();
       await admin.unsafe(`drop database if exists "${name}" with (force)`);

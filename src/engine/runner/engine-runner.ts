@@ -14,6 +14,11 @@ export interface EngineRunnerOptions {
   now?: () => number;
   /** How often last prices are saved and paused level rules are swept (ms). */
   flushIntervalMs?: number;
+  /**
+   * Whether this process fires for a token (several engine processes split tokens, see
+   * shards.ts). Firings of other tokens are dropped before they are written. Default: all.
+   */
+  owns?: (token: string) => boolean;
 }
 
 export interface EngineRunnerEvents {
@@ -51,6 +56,7 @@ interface RuleMeta {
 export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const { database, logger } = options;
   const now = options.now ?? Date.now;
+  const owns = options.owns ?? (() => true);
   const emitter = new EventEmitter();
   const index = new RuleIndex();
   const prices = new TokenPriceStore(database);
@@ -75,6 +81,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
 
   function handleFirings(firings: readonly Firing[], ctx: FiringContext): void {
     for (const firing of firings) {
+      // The one place firings are written: another process fires for tokens it owns.
+      if (!owns(firing.token)) continue;
       lastFired.set(`${firing.subscriptionId}:${firing.marketId}`, firing.atMs);
       void enqueue(async () => {
         const outcome = await writeFiring(database, firing, ctx);

@@ -1,0 +1,158 @@
+import { EventEmitter } from 'node:events';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
+
+/**
+ * Splitting tokens between engine processes on one PostgreSQL.
+ *
+ * Each process holds a membership slot: the two-key advisory lock (SHARD_LOCK_CLASS, k) for the
+ * lowest free k in 0..MAX_SHARDS-1, on a reserved connection kept for the process's life. The live
+ * members are the granted locks of that class in `pg_locks`; sorted, they give the member count n
+ * and the process's own rank r. A token belongs to the process whose rank is `tokenHash(token) % n`.
+ * A crashed process's session ends, its lock goes, and the others take its tokens on their next
+ * refresh. PGlite is one process: one member, owns everything.
+ */
+
+/** First key of the membership locks ("OW"); the second key is the slot. */
+export const SHARD_LOCK_CLASS = 0x4f57;
+export const MAX_SHARDS = 64;
+
+/** FNV-1a, 32 bits, over the token's UTF-8 bytes: the same in every process and release. */
+export function tokenHash(token: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(token, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** The rank (0..n-1) of the member that owns the token among n members. */
+export function ownerRank(token: string, count: number): number {
+  return count <= 1 ? 0 : tokenHash(token) % count;
+}
+
+export interface ShardView {
+  /** Live members (at least 1: this process). */
+  count: number;
+  /** This process's position among them, 0..count-1. */
+  rank: number;
+}
+
+export interface ShardMembershipEvents {
+  /** The member count or this process's rank changed: token ownership moved. */
+  changed: [view: ShardView];
+}
+
+export interface ShardMembership {
+  /** This process's slot (the second lock key); 0 on PGlite. */
+  readonly slot: number;
+  readonly view: ShardView;
+  owns(token: string): boolean;
+  /** Reads the live members now; true when the view changed (and `changed` was emitted). */
+  refresh(): Promise<boolean>;
+  /** Stops refreshing and gives the slot up. */
+  close(): Promise<void>;
+  on<K extends keyof ShardMembershipEvents>(event: K, listener: (...args: ShardMembershipEvents[K]) => void): ShardMembership;
+  off<K extends keyof ShardMembershipEvents>(event: K, listener: (...args: ShardMembershipEvents[K]) => void): ShardMembership;
+}
+
+export interface ShardMembershipOptions {
+  database: Database;
+  logger: Logger;
+  /** How often the live members are read (ms). Default 2000. */
+  refreshIntervalMs?: number;
+}
+
+type Lock = { release(): Promise<void> };
+
+async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock }> {
+  for (let k = 0; k < MAX_SHARDS; k++) {
+    const lock = await database.tryAdvisoryLock(SHARD_LOCK_CLASS, k);
+    if (lock) return { slot: k, lock };
+  }
+  throw new Error(`no free engine shard slot: ${MAX_SHARDS} engine processes already run on this database`);
+}
+
+async function liveSlots(database: Database): Promise<number[]> {
+  const rows = await database.rows<{ slot: number }>(sql`
+    select objid::int as slot from pg_locks
+    where locktype = 'advisory' and classid = ${SHARD_LOCK_CLASS} and objsubid = 2 and granted
+      and database = (select oid from pg_database where datname = current_database())`);
+  return [...new Set(rows.map((r) => Number(r.slot)))].sort((a, b) => a - b);
+}
+
+/** Joins the engine processes of this database; on PGlite the only member. */
+export async function joinShards(options: ShardMembershipOptions): Promise<ShardMembership> {
+  const { database } = options;
+  const logger = options.logger.child({ component: 'shards' });
+  const emitter = new EventEmitter();
+  let view: ShardView = { count: 1, rank: 0 };
+  let slot = 0;
+  let lock: Lock | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let refreshing: Promise<boolean> | undefined;
+
+  if (database.kind === 'postgres') ({ slot, lock } = await claimSlot(database));
+
+  async function readView(): Promise<boolean> {
+    if (database.kind !== 'postgres' || closed) return false;
+    let slots = await liveSlots(database);
+    if (!slots.includes(slot)) {
+      // Our session (and lock) is gone, e.g. the connection broke: claim a slot again.
+      logger.warn({ slot }, 'engine shard slot lost; claiming again');
+      await lock?.release().catch(() => {});
+      ({ slot, lock } = await claimSlot(database));
+      slots = await liveSlots(database);
+    }
+    const next: ShardView = { count: Math.max(1, slots.length), rank: Math.max(0, slots.indexOf(slot)) };
+    if (next.count === view.count && next.rank === view.rank) return false;
+    const previous = view;
+    view = next;
+    logger.info({ slot, previous, view }, 'engine shard membership changed');
+    emitter.emit('changed', view);
+    return true;
+  }
+
+  const membership: ShardMembership = {
+    get slot() {
+      return slot;
+    },
+    get view() {
+      return view;
+    },
+    owns: (token) => view.count <= 1 || ownerRank(token, view.count) === view.rank,
+    refresh() {
+      // One read at a time; a caller arriving meanwhile shares it.
+      refreshing ??= readView().finally(() => (refreshing = undefined));
+      return refreshing;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (timer) clearInterval(timer);
+      await refreshing?.catch(() => {});
+      await lock?.release();
+      lock = undefined;
+    },
+    on(event, listener) {
+      emitter.on(event, listener as (...args: unknown[]) => void);
+      return membership;
+    },
+    off(event, listener) {
+      emitter.off(event, listener as (...args: unknown[]) => void);
+      return membership;
+    },
+  };
+
+  if (database.kind === 'postgres') {
+    await membership.refresh();
+    timer = setInterval(() => {
+      membership.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading engine shard members failed'));
+    }, options.refreshIntervalMs ?? 2000);
+    timer.unref();
+  }
+  return membership;
+}
