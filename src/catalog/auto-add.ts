@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import { catalogMarkets, watchlistEvents, watchlistMarkets, watchlists } from '../db/schema/index.js';
-import { fromStoredQuery, matchEventIds } from '../services/search/matcher.js';
+import { takeInMatchingEvents } from '../services/watchlists/take-in.js';
 import { announceWatchlistChange } from '../services/watchlists/changes.js';
 
 /**
@@ -18,31 +18,7 @@ export async function autoAddMatchingEvents(
   if (newEventIds.length === 0) return changed;
   const candidates = await tx.select().from(watchlists).where(eq(watchlists.automaticallyAddMatchingEvents, true));
   for (const w of candidates) {
-    const query = fromStoredQuery(w.query);
-    if (!query) continue;
-    const matched = await matchEventIds(database, query, { limit: newEventIds.length, within: newEventIds, on: tx });
-    const [held] = await tx.select({ n: count() }).from(watchlistEvents).where(eq(watchlistEvents.watchlistId, w.id));
-    const room = Math.max(0, maxEventsPerWatchlist - (held?.n ?? 0));
-    for (const eventId of matched.slice(0, room)) {
-      const added = await tx
-        .insert(watchlistEvents)
-        .values({ watchlistId: w.id, eventId, autoFetch: true })
-        .onConflictDoNothing()
-        .returning({ eventId: watchlistEvents.eventId });
-      if (added.length === 0) continue;
-      const markets = await tx
-        .select({ id: catalogMarkets.id })
-        .from(catalogMarkets)
-        .where(and(eq(catalogMarkets.eventId, eventId), eq(catalogMarkets.closed, false)))
-        .orderBy(asc(catalogMarkets.position), asc(catalogMarkets.id));
-      if (markets.length > 0) {
-        await tx
-          .insert(watchlistMarkets)
-          .values(markets.map((m, position) => ({ watchlistId: w.id, eventId, marketId: m.id, position })))
-          .onConflictDoNothing();
-      }
-      changed.add(w.id);
-    }
+    if (await takeInMatchingEvents(database, tx, w, maxEventsPerWatchlist, newEventIds)) changed.add(w.id);
   }
   return changed;
 }

@@ -76,6 +76,23 @@ describe(`watchlists (${engineName})`, () => {
     await env.http.delete(`/watchlists/${w.id}/events/${event.id}`).set(a.auth).expect(404);
   });
 
+  it('takes in the open events matching its query when automatic adding is set, at creation and later', async () => {
+    const acct = await env.newAccount();
+    const match = await seedEvent(env.database, { title: 'Quarkball league final winner', markets: 2 });
+    const closed = await seedEvent(env.database, { title: 'Quarkball league semifinal', closed: true });
+    await seedEvent(env.database, { title: 'Something else entirely' });
+    const body = { name: 'Quarkball', query: { keyphrases: [{ text: 'quarkball league', include: true }] } };
+
+    const auto = await create(acct, { ...body, automaticallyAddMatchingEvents: true });
+    expect(auto.events).toEqual({ [match.id]: { autoFetch: true, markets: match.markets.map((m) => m.id) } });
+    expect(auto.events[closed.id]).toBeUndefined();
+
+    const manual = await create(acct, body);
+    expect(manual.events).toEqual({});
+    const switched = await env.http.patch(`/watchlists/${manual.id}`).set(acct.auth).send({ automaticallyAddMatchingEvents: true }).expect(200);
+    expect(Object.keys(switched.body.watchList.events)).toEqual([match.id]);
+  });
+
   it('renames and switches automatic adding', async () => {
     const w = await create(a, keyphraseBody);
     const res = await env.http.patch(`/watchlists/${w.id}`).set(a.auth).send({ name: 'Renamed', automaticallyAddMatchingEvents: true }).expect(200);

@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
 import { announceWatchlistChange } from './changes.js';
 import { putEventSelection } from './event-selection.js';
+import { takeInMatchingEvents } from './take-in.js';
 import { buildQuery } from './query-terms.js';
 import { CreateWatchlistInput } from './schemas.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
@@ -41,6 +42,9 @@ export async function createWatchlist({ ctx, input }: { ctx: ServiceContext; inp
     });
     for (const [eventId, selection] of events) {
       await putEventSelection(tx, id, eventId, selection, config.MAX_EVENTS_PER_WATCHLIST);
+    }
+    if (body.automaticallyAddMatchingEvents) {
+      await takeInMatchingEvents(ctx.database, tx, { id, query }, config.MAX_EVENTS_PER_WATCHLIST);
     }
     await announceWatchlistChange(tx, id);
     return (await loadWatchlistView(tx, ctx.account.id, id))!;

@@ -8,6 +8,7 @@ import { announceWatchlistChange } from './changes.js';
 import { requireOwnedWatchlist } from './owned.js';
 import { buildQuery, usesKeyphrases, usesTags } from './query-terms.js';
 import { UpdateKeyphrasesInput, UpdateTagsInput, UpdateWatchlistInput, WatchlistIdInput } from './schemas.js';
+import { takeInMatchingEvents } from './take-in.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
 
 type Args = { ctx: ServiceContext; input: { watchlistId: string; body: unknown } };
@@ -16,11 +17,12 @@ export async function updateWatchlist({ ctx, input }: Args): Promise<WatchlistVi
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const body = parseInput(UpdateWatchlistInput, input.body);
   return inTransaction(ctx.database.db, async (tx) => {
-    await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
+    const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     await tx
       .update(watchlists)
       .set({ name: body.name, automaticallyAddMatchingEvents: body.automaticallyAddMatchingEvents, updatedAt: new Date() })
       .where(eq(watchlists.id, watchlistId));
+    if (body.automaticallyAddMatchingEvents) await takeInMatchingEvents(ctx.database, tx, row, ctx.config.MAX_EVENTS_PER_WATCHLIST);
     await announceWatchlistChange(tx, watchlistId);
     return (await loadWatchlistView(tx, ctx.account.id, watchlistId))!;
   });
@@ -40,6 +42,9 @@ export async function updateWatchlistTags({ ctx, input }: Args): Promise<void> {
     }
     const query = buildQuery({ tags, operator }, ctx.config.MAX_QUERY_TERMS);
     await tx.update(watchlists).set({ query, updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
+    if (row.automaticallyAddMatchingEvents) {
+      await takeInMatchingEvents(ctx.database, tx, { id: watchlistId, query }, ctx.config.MAX_EVENTS_PER_WATCHLIST);
+    }
     await announceWatchlistChange(tx, watchlistId);
   });
 }
@@ -58,6 +63,9 @@ export async function updateWatchlistKeyphrases({ ctx, input }: Args): Promise<v
     }
     const query = buildQuery({ keyphrases, operator: matchOperator }, ctx.config.MAX_QUERY_TERMS);
     await tx.update(watchlists).set({ query, updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
+    if (row.automaticallyAddMatchingEvents) {
+      await takeInMatchingEvents(ctx.database, tx, { id: watchlistId, query }, ctx.config.MAX_EVENTS_PER_WATCHLIST);
+    }
     await announceWatchlistChange(tx, watchlistId);
   });
 }
