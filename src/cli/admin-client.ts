@@ -8,7 +8,7 @@ export interface AdminClient {
 
 /** The running service's admin endpoint for this DATA_DIR, or undefined when none answers. */
 export async function findRunningService(dataDir: string): Promise<AdminClient | undefined> {
-  let info: { port: number; secret: string };
+  let info: { port: number; secret: string; pid?: number };
   try {
     info = JSON.parse(await readFile(path.join(dataDir, ADMIN_FILE), 'utf8'));
   } catch {
@@ -26,10 +26,23 @@ export async function findRunningService(dataDir: string): Promise<AdminClient |
     return payload;
   };
   try {
-    // A stale file from a crashed service: nothing listens, so open the database directly.
-    await fetch(`http://127.0.0.1:${info.port}/`, { signal: AbortSignal.timeout(2000) });
+    await fetch(`http://127.0.0.1:${info.port}/`, { signal: AbortSignal.timeout(10_000) });
     return { call };
   } catch {
+    // A stale file from a crashed service: nothing holds the folder, so open the database directly.
+    // A live service that does not answer must not have its folder opened a second time.
+    if (info.pid !== undefined && isAlive(info.pid)) {
+      throw new Error(`the service (pid ${info.pid}) holds ${dataDir} but its admin endpoint does not answer; try again`);
+    }
     return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
