@@ -30,8 +30,8 @@ const RECORD_BATCH = 500;
 /**
  * Claims due deliveries (woken by LISTEN and a timer) with their send context in one query, sends
  * them with bounded concurrency, and records the outcomes in batches: while one batch is being
- * written, the outcomes that finish meanwhile queue up for the next. A delivery counts against the
- * concurrency until its outcome is recorded.
+ * written, the outcomes that finish meanwhile queue up for the next. The concurrency bounds the
+ * sends in flight; claiming pauses while a full batch of outcomes waits to be recorded.
  */
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
   const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000 } = opts;
@@ -41,6 +41,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   let running = true;
   let pumping: Promise<void> | undefined;
   let again = false;
+  /** Sends in flight: bounded by the concurrency. A delivery whose outcome awaits recording no longer counts. */
+  let sending = 0;
 
   const wake = () => {
     if (!running) return;
@@ -54,8 +56,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   async function pump() {
     do {
       again = false;
-      while (running && inFlight.size < concurrency) {
-        const claimed = await claimDueDeliveries(database, concurrency - inFlight.size, leaseMs).catch((err: unknown) => {
+      while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
+        const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
           return [];
         });
@@ -66,6 +68,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   }
 
   function track(delivery: ClaimedDelivery & { context: SendContext }) {
+    sending++;
     const work: Promise<void> = deliver(delivery, delivery.context)
       .catch((err: unknown) => logger.error({ err, deliveryId: delivery.id }, 'delivery failed unexpectedly'))
       .finally(() => {
@@ -77,7 +80,13 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
 
   async function deliver(delivery: ClaimedDelivery, context: SendContext) {
     const attempt = delivery.attempts + 1;
-    const result = await send(delivery, buildJob(delivery, context, attempt, config));
+    let result: SendResult;
+    try {
+      result = await send(delivery, buildJob(delivery, context, attempt, config));
+    } finally {
+      sending--;
+      wake(); // the slot is free: claim more while this outcome is recorded
+    }
     const next = nextAttempt({
       attempt,
       result,
