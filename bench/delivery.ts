@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { openDatabase, type Database } from '../src/db/client.js';
+import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { deliveries, notifications } from '../src/db/schema/index.js';
 import { writeNotification } from '../src/delivery/enqueue.js';
@@ -27,6 +29,10 @@ export interface DeliveryBenchOptions {
   rate: number;
   seconds: number;
   maxWorkers: number;
+  /** End to end: 1 writes each firing in its own transaction (as the engine runner does), 0 one transaction per 10 ms tick. */
+  txPerFiring: number;
+  /** 1 runs each worker in a child process of its own (the receiver and writer stay in this one). */
+  child: number;
 }
 
 const DEFAULTS: DeliveryBenchOptions = {
@@ -37,6 +43,8 @@ const DEFAULTS: DeliveryBenchOptions = {
   rate: 1000,
   seconds: 10,
   maxWorkers: 2,
+  txPerFiring: 0,
+  child: 0,
 };
 
 export function deliveryBenchOptions(args: string[]): DeliveryBenchOptions {
@@ -189,7 +197,33 @@ function tally(receiver: Receiver, enqueuedAt: Map<string, number>): Tally {
 const LOGGER = createLogger('warn');
 const WORKER_CONFIG = { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, HOST: '127.0.0.1', PORT: 3000 };
 
-async function startWorkers(databaseUrl: string, count: number, o: DeliveryBenchOptions) {
+async function startWorkers(databaseUrl: string, count: number, o: DeliveryBenchOptions): Promise<() => Promise<void>> {
+  if (o.child) {
+    const children = await Promise.all(
+      Array.from({ length: count }, async () => {
+        const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./delivery-worker.ts', import.meta.url))], {
+          env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_CONCURRENCY: String(o.concurrency) },
+          stdio: ['pipe', 'pipe', 'inherit'],
+        });
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+          child.once('exit', (code) => reject(new Error(`worker child exited with ${code}`)));
+        });
+        return child;
+      }),
+    );
+    return async () => {
+      await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              child.once('exit', () => resolve());
+              child.stdin.end();
+            }),
+        ),
+      );
+    };
+  }
   const handles: { database: Database; worker: DeliveryWorker }[] = [];
   const senders = createSenders({ allowPrivateUrls: true, timeoutMs: 5000 });
   for (let w = 0; w < count; w++) {
@@ -254,20 +288,24 @@ async function endToEnd(database: Database, databaseUrl: string, receiver: Recei
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     else behind++;
-    for (let k = 0; k < perTick && written < total; k++) {
-      const i = written++;
-      const at = nowMs();
+    const firings: Array<{ i: number; at: number }> = [];
+    for (let k = 0; k < perTick && written < total; k++) firings.push({ i: written++, at: nowMs() });
+    const write = (on: Queryable, { i, at }: { i: number; at: number }) =>
+      writeNotification(on, {
+        accountId,
+        subscriptionId: null,
+        type: 'price_notification',
+        payload: payloadFor(i, accountId),
+        dedupeKey: `e2e:${i}`,
+        channels: [{ type: 'Webhook', settings: { webhookUrl: receiver.url } }],
+      }).then((id) => void enqueuedAt.set(id, at));
+    if (o.txPerFiring) for (const f of firings) writes.push(write(database.db, f));
+    else
       writes.push(
-        writeNotification(database.db, {
-          accountId,
-          subscriptionId: null,
-          type: 'price_notification',
-          payload: payloadFor(i, accountId),
-          dedupeKey: `e2e:${i}`,
-          channels: [{ type: 'Webhook', settings: { webhookUrl: receiver.url } }],
-        }).then((id) => void enqueuedAt.set(id, at)),
+        database.db.transaction(async (tx) => {
+          for (const f of firings) await write(tx, f);
+        }),
       );
-    }
   }
   await Promise.all(writes);
   const writeSeconds = (performance.now() - started) / 1000;
@@ -287,7 +325,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
   await admin.unsafe(`create database ${dbName}`);
   console.log(`Machine: ${machine()}; database ${dbName} on ${new URL(baseUrl).host}`);
   console.log(
-    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers}`,
+    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} txPerFiring=${o.txPerFiring} child=${o.child}`,
   );
   const receiver = new Receiver();
   await receiver.start();
@@ -304,7 +342,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
       const r = await queueRun(database, databaseUrl, receiver, account.userId, workers, o);
       console.log(`queue, ${workers} worker(s): ${fmt(r.rate)} deliveries/s over ${r.seconds.toFixed(1)} s`);
       rows.push([
-        `${fmt(o.deliveries)} queued, ${workers} worker(s) × ${o.concurrency}`,
+        `${fmt(o.deliveries)} queued, ${workers} worker(s) × ${o.concurrency}${o.child ? ' (child processes)' : ' (in-process)'}`,
         `${fmt(r.rate)} deliveries/s (${r.seconds.toFixed(1)} s)`,
         `${fmt(r.p50)} ms / ${fmt(r.p99)} ms`,
         String(r.lost),
@@ -315,7 +353,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
     if (o.rate > 0) {
       const e = await endToEnd(database, databaseUrl, receiver, account.userId, o);
       rows.push([
-        `end to end, writeNotification at ${fmt(o.rate)}/s for ${o.seconds} s (1 worker, LISTEN)`,
+        `end to end, writeNotification at ${fmt(o.rate)}/s for ${o.seconds} s, ${o.txPerFiring ? 'a transaction per firing' : 'a transaction per 10 ms tick'} (1 worker${o.child ? ' process' : ' in-process'}, LISTEN)`,
         `${fmt(e.writeRate)} writes/s achieved${e.behindTicks > 0 ? `, ${e.behindTicks} ticks late` : ''}`,
         `${fmt(e.p50, 1)} ms / ${fmt(e.p99, 1)} ms (max ${fmt(e.max, 1)})`,
         String(e.lost),
