@@ -4,6 +4,10 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
     const bench = await import('./engine.js');
     await bench.runEngineBench(bench.engineBenchOptions(args));
   },
+  delivery: async (args) => {
+    const bench = await import('./delivery.js');
+    await bench.runDeliveryBench(bench.deliveryBenchOptions(args));
+  },
   start: async (args) => (await import('./start.js')).runStartBench(args),
 };
 

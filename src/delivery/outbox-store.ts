@@ -20,18 +20,55 @@ export interface ClaimedDelivery {
   lease: string;
 }
 
-export async function claimDueDeliveries(database: Database, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  return database.rows<ClaimedDelivery & Record<string, unknown>>(sql`
-    update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
-    where id in (
-      select id from deliveries
-      where status = 'PENDING' and due_at <= now() and (lease_until is null or lease_until < now())
-      order by due_at
-      limit ${limit}::int
-      for update skip locked
+/**
+ * Claims up to `limit` due deliveries under a lease and loads what their sends need in the same
+ * round trip (one query per claim batch instead of one context load per delivery).
+ */
+export async function claimDueDeliveries(
+  database: Database,
+  limit: number,
+  leaseMs: number,
+): Promise<Array<ClaimedDelivery & { context: SendContext }>> {
+  const rows = await database.rows<ClaimedDelivery & SendContext & Record<string, unknown>>(sql`
+    with claimed as (
+      update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
+      where id in (
+        select id from deliveries
+        where status = 'PENDING' and due_at <= now() and (lease_until is null or lease_until < now())
+        order by due_at
+        limit ${limit}::int
+        for update skip locked
+      )
+      returning id, notification_id, position, channel_type, settings, attempts, lease_until
     )
-    returning id, notification_id as "notificationId", position, channel_type as "channelType", settings, attempts,
-      lease_until::text as lease`);
+    select c.id, c.notification_id as "notificationId", c.position, c.channel_type as "channelType", c.settings, c.attempts,
+      c.lease_until::text as lease,
+      n.account_id as "accountId", n.subscription_id as "subscriptionId", n.payload,
+      a.webhook_secret as "webhookSecret",
+      -- only this round's tries: a redelivery resets attempts to 0 and starts a new round
+      case when c.attempts = 0 then 0 else (select count(*)::int from (
+        select status_code from delivery_attempts where delivery_id = c.id order by id desc limit c.attempts
+      ) recent where recent.status_code = 429) end as "rateLimitedBefore"
+    from claimed c
+    join notifications n on n.id = c.notification_id
+    join accounts a on a.id = n.account_id
+    order by c.id`);
+  return rows.map((r) => ({
+    id: r.id,
+    notificationId: r.notificationId,
+    position: r.position,
+    channelType: r.channelType,
+    settings: r.settings,
+    attempts: r.attempts,
+    lease: r.lease,
+    context: {
+      accountId: r.accountId,
+      subscriptionId: r.subscriptionId,
+      payload: r.payload,
+      webhookSecret: r.webhookSecret,
+      rateLimitedBefore: r.rateLimitedBefore,
+    },
+  }));
 }
 
 export interface SendContext {
@@ -62,31 +99,79 @@ export interface AttemptOutcome {
   retryDelayMs?: number;
 }
 
-/**
- * Records the attempt and the delivery's next state, and mirrors it onto the subscription's channel
- * when this is that subscription's latest notification. False when the lease was lost meanwhile.
- */
+export interface AttemptRecord {
+  delivery: ClaimedDelivery;
+  context: SendContext;
+  outcome: AttemptOutcome;
+}
+
+/** Records one attempt; see recordAttempts. False when the lease was lost meanwhile. */
 export async function recordAttempt(
   database: Database,
   delivery: ClaimedDelivery,
   context: SendContext,
-  { result, status, retryDelayMs = 0 }: AttemptOutcome,
+  outcome: AttemptOutcome,
 ): Promise<boolean> {
+  const kept = await recordAttempts(database, [{ delivery, context, outcome }]);
+  return kept.has(delivery.id);
+}
+
+/**
+ * Records a batch of attempts in one transaction of at most three statements: the deliveries'
+ * next states (only where this worker still holds the lease), their attempt rows, and the mirror
+ * onto each subscription's channel when the notification is that subscription's latest.
+ * Answers the ids of the deliveries whose lease was still held (the others were not touched).
+ */
+export async function recordAttempts(database: Database, records: AttemptRecord[]): Promise<Set<string>> {
+  if (records.length === 0) return new Set();
   return database.db.transaction(async (tx) => {
-    const updated = await database.rows(
+    const values = records.map(({ delivery, outcome: { result, status, retryDelayMs = 0 } }) =>
+      sql`(${delivery.id}::text, ${status}::text, ${retryDelayMs}::int, ${result.error ?? null}::text, ${delivery.lease}::timestamptz)`,
+    );
+    const updated = await database.rows<{ id: string }>(
       sql`
-      update deliveries set status = ${status}, attempts = attempts + 1, lease_until = null,
-        due_at = ${status === 'PENDING' ? sql`now() + ${retryDelayMs}::int * interval '1 millisecond'` : sql`due_at`},
-        last_error = ${result.error ?? null}, updated_at = now()
-      where id = ${delivery.id} and status = 'PENDING' and lease_until = ${delivery.lease}::timestamptz
-      returning id`,
+      update deliveries d set status = v.status, attempts = d.attempts + 1, lease_until = null,
+        due_at = case when v.status = 'PENDING' then now() + v.delay * interval '1 millisecond' else d.due_at end,
+        last_error = v.error, updated_at = now()
+      from (values ${sql.join(values, sql`, `)}) as v(id, status, delay, error, lease)
+      where d.id = v.id and d.status = 'PENDING' and d.lease_until = v.lease
+      returning d.id`,
       tx,
     );
-    if (updated.length === 0) return false;
+    const kept = new Set(updated.map((r) => r.id));
+    const recorded = records.filter((r) => kept.has(r.delivery.id));
+    if (recorded.length === 0) return kept;
     await tx.execute(sql`
       insert into delivery_attempts (delivery_id, status_code, error, duration_ms)
-      values (${delivery.id}, ${result.statusCode ?? null}, ${result.error ?? null}, ${Math.round(result.durationMs)})`);
-    await setChannelStatus(tx, { id: delivery.notificationId, ...context }, [delivery.position], status);
-    return true;
+      values ${sql.join(
+        recorded.map(
+          ({ delivery, outcome: { result } }) =>
+            sql`(${delivery.id}, ${result.statusCode ?? null}::int, ${result.error ?? null}::text, ${Math.round(result.durationMs)}::int)`,
+        ),
+        sql`, `,
+      )}`);
+    const mirrored = recorded.filter((r) => r.context.subscriptionId);
+    if (mirrored.length === 1) {
+      const [{ delivery, context, outcome }] = mirrored as [AttemptRecord];
+      await setChannelStatus(tx, { id: delivery.notificationId, ...context }, [delivery.position], outcome.status);
+    } else if (mirrored.length > 1) {
+      // A batch row whose notification is not its subscription's latest is filtered out by the
+      // not-exists, so two rows for the same channel cannot both apply.
+      await tx.execute(sql`
+        update subscription_channels sc set status = v.status
+        from (values ${sql.join(
+          mirrored.map(
+            ({ delivery, context, outcome }) =>
+              sql`(${context.subscriptionId}::text, ${delivery.position}::int, ${outcome.status}::text, ${delivery.notificationId}::text, ${context.accountId}::text)`,
+          ),
+          sql`, `,
+        )}) as v(subscription_id, position, status, notification_id, account_id)
+        where sc.subscription_id = v.subscription_id and sc.position = v.position
+          and not exists (
+            select 1 from notifications later
+            where later.account_id = v.account_id and later.subscription_id = v.subscription_id
+              and later.id > v.notification_id)`);
+    }
+    return kept;
   });
 }

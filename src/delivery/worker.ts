@@ -3,7 +3,7 @@ import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from './enqueue.js';
-import { claimDueDeliveries, loadSendContext, recordAttempt, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
 
@@ -24,7 +24,15 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-/** Claims due deliveries (woken by LISTEN and a timer), sends them with bounded concurrency. */
+/** Most attempts recorded in one transaction. */
+const RECORD_BATCH = 500;
+
+/**
+ * Claims due deliveries (woken by LISTEN and a timer) with their send context in one query, sends
+ * them with bounded concurrency, and records the outcomes in batches: while one batch is being
+ * written, the outcomes that finish meanwhile queue up for the next. The concurrency bounds the
+ * sends in flight; claiming pauses while a full batch of outcomes waits to be recorded.
+ */
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
   const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000 } = opts;
   const logger = opts.logger.child({ worker: opts.workerId ?? newId() });
@@ -33,6 +41,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   let running = true;
   let pumping: Promise<void> | undefined;
   let again = false;
+  /** Sends in flight: bounded by the concurrency. A delivery whose outcome awaits recording no longer counts. */
+  let sending = 0;
 
   const wake = () => {
     if (!running) return;
@@ -46,8 +56,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   async function pump() {
     do {
       again = false;
-      while (running && inFlight.size < concurrency) {
-        const claimed = await claimDueDeliveries(database, concurrency - inFlight.size, leaseMs).catch((err: unknown) => {
+      while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
+        const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
           return [];
         });
@@ -57,8 +67,9 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     } while (again && running);
   }
 
-  function track(delivery: ClaimedDelivery) {
-    const work: Promise<void> = deliver(delivery)
+  function track(delivery: ClaimedDelivery & { context: SendContext }) {
+    sending++;
+    const work: Promise<void> = deliver(delivery, delivery.context)
       .catch((err: unknown) => logger.error({ err, deliveryId: delivery.id }, 'delivery failed unexpectedly'))
       .finally(() => {
         inFlight.delete(work);
@@ -67,11 +78,15 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     inFlight.add(work);
   }
 
-  async function deliver(delivery: ClaimedDelivery) {
-    const context = await loadSendContext(database, delivery);
-    if (!context) return; // the notification was deleted with its account
+  async function deliver(delivery: ClaimedDelivery, context: SendContext) {
     const attempt = delivery.attempts + 1;
-    const result = await send(delivery, buildJob(delivery, context, attempt, config));
+    let result: SendResult;
+    try {
+      result = await send(delivery, buildJob(delivery, context, attempt, config));
+    } finally {
+      sending--;
+      wake(); // the slot is free: claim more while this outcome is recorded
+    }
     const next = nextAttempt({
       attempt,
       result,
@@ -79,9 +94,39 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
       freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
     });
-    const kept = await recordAttempt(database, delivery, context, { result, status: next.status, retryDelayMs: next.retryAtDelayMs });
+    const kept = await record({ delivery, context, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs } });
     if (!kept) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
     if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
+  }
+
+  const toRecord: Array<{ record: AttemptRecord; done: (kept: boolean) => void; failed: (err: unknown) => void }> = [];
+  let recording = false;
+
+  function record(attemptRecord: AttemptRecord): Promise<boolean> {
+    return new Promise<boolean>((done, failed) => {
+      toRecord.push({ record: attemptRecord, done, failed });
+      if (!recording) void flush();
+    });
+  }
+
+  async function flush() {
+    recording = true;
+    try {
+      while (toRecord.length > 0) {
+        const batch = toRecord.splice(0, RECORD_BATCH);
+        try {
+          const kept = await recordAttempts(
+            database,
+            batch.map((b) => b.record),
+          );
+          for (const b of batch) b.done(kept.has(b.record.delivery.id));
+        } catch (err) {
+          for (const b of batch) b.failed(err);
+        }
+      }
+    } finally {
+      recording = false;
+    }
   }
 
   async function send(delivery: ClaimedDelivery, job: DeliveryJob): Promise<SendResult> {

@@ -1,0 +1,373 @@
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { deliveries, notifications } from '../src/db/schema/index.js';
+import { writeNotification } from '../src/delivery/enqueue.js';
+import { createSenders } from '../src/delivery/senders/index.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../src/delivery/worker.js';
+import { createLogger } from '../src/logger.js';
+import { postJson } from '../src/net/http-post.js';
+import { insertAccountWithToken } from '../src/services/accounts/index.js';
+import { newId } from '../src/services/ids.js';
+import { fmt, machine, percentile, printTable } from './support.js';
+
+// `npm run bench -- delivery`: the webhook outbox on PostgreSQL against a local receiver.
+// 1. the receiver's own capacity (postJson loop, same agent and concurrency as the worker);
+// 2. a queue of N deliveries drained by 1 and 2 in-process workers;
+// 3. end to end: writeNotification paced at --rate per second with a worker listening.
+
+export interface DeliveryBenchOptions {
+  deliveries: number;
+  concurrency: number;
+  batch: number;
+  baselineRequests: number;
+  rate: number;
+  seconds: number;
+  maxWorkers: number;
+  /** End to end: 1 writes each firing in its own transaction (as the engine runner does), 0 one transaction per 10 ms tick. */
+  txPerFiring: number;
+  /** 1 runs each worker in a child process of its own (the receiver and writer stay in this one). */
+  child: number;
+}
+
+const DEFAULTS: DeliveryBenchOptions = {
+  deliveries: 100_000,
+  concurrency: 64,
+  batch: 1000,
+  baselineRequests: 20_000,
+  rate: 1000,
+  seconds: 10,
+  maxWorkers: 2,
+  txPerFiring: 0,
+  child: 0,
+};
+
+export function deliveryBenchOptions(args: string[]): DeliveryBenchOptions {
+  const options = { ...DEFAULTS };
+  for (const arg of args) {
+    const [key, value] = arg.replace(/^--/, '').split('=');
+    if (key !== undefined && key in options && value !== undefined) options[key as keyof DeliveryBenchOptions] = Number(value);
+  }
+  return options;
+}
+
+const nowMs = () => performance.timeOrigin + performance.now();
+
+/** Answers 200 at once and records each webhook-id's receive times (wall clock, ms). */
+class Receiver {
+  readonly seen = new Map<string, number[]>();
+  received = 0;
+  private server = http.createServer((req, res) => {
+    const at = nowMs();
+    const id = String(req.headers['webhook-id'] ?? '');
+    req.resume();
+    req.on('end', () => {
+      this.received++;
+      const times = this.seen.get(id);
+      if (times) times.push(at);
+      else this.seen.set(id, [at]);
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+      res.end('ok');
+    });
+  });
+  url = '';
+
+  async start() {
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  reset() {
+    this.seen.clear();
+    this.received = 0;
+  }
+
+  close() {
+    this.server.closeAllConnections();
+    return new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function payloadFor(i: number, userId: string) {
+  return {
+    type: 'price_notification',
+    userId,
+    createdAt: new Date().toISOString(),
+    subscriptionId: 'bench',
+    watchlistId: 'bench',
+    marketId: String(500_000 + (i % 1000)),
+    polymarketSlug: `bench-market-${i % 1000}`,
+    question: 'Will the bench pass?',
+    outcome: 'Yes',
+    price: 0.5,
+    previousPrice: 0.49,
+    ruleType: 'Crossing Up',
+    thresholdPercent: 50,
+  };
+}
+
+async function baseline(receiver: Receiver, o: DeliveryBenchOptions): Promise<number> {
+  receiver.reset();
+  let next = 0;
+  const body = JSON.stringify(payloadFor(0, 'bench'));
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: o.concurrency }, async () => {
+      while (next < o.baselineRequests) {
+        const i = next++;
+        const res = await postJson(receiver.url, body, {
+          allowPrivate: true,
+          timeoutMs: 5000,
+          headers: { 'user-agent': 'Oddswatch-Webhook/1.0', 'webhook-id': `b${i}`, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) },
+        });
+        if (res.statusCode !== 200) throw new Error(`baseline answer ${res.statusCode}`);
+      }
+    }),
+  );
+  return o.baselineRequests / ((performance.now() - started) / 1000);
+}
+
+/** N notifications with one Webhook delivery each, written like writeNotification in bulk transactions. */
+async function fillQueue(database: Database, accountId: string, url: string, o: DeliveryBenchOptions) {
+  await database.db.execute(sql`truncate notifications cascade`);
+  for (let start = 0; start < o.deliveries; start += o.batch) {
+    const count = Math.min(o.batch, o.deliveries - start);
+    const rows = Array.from({ length: count }, (_, k) => ({
+      id: newId(),
+      accountId,
+      subscriptionId: null,
+      type: 'price_notification' as const,
+      payload: payloadFor(start + k, accountId),
+      dedupeKey: `bench:${start + k}:${newId()}`,
+    }));
+    await database.db.transaction(async (tx) => {
+      await tx.insert(notifications).values(rows);
+      await tx.insert(deliveries).values(
+        rows.map((n) => ({
+          id: newId(),
+          notificationId: n.id,
+          position: 0,
+          channelType: 'Webhook' as const,
+          settings: { webhookUrl: url },
+          status: 'PENDING' as const,
+        })),
+      );
+    });
+  }
+}
+
+async function createdAtById(database: Database): Promise<Map<string, number>> {
+  const rows = await database.rows<{ id: string; at: number }>(
+    sql`select id, extract(epoch from created_at)::float8 * 1000 as at from notifications`,
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.at)]));
+}
+
+interface Tally {
+  lost: number;
+  duplicated: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+function tally(receiver: Receiver, enqueuedAt: Map<string, number>): Tally {
+  let lost = 0;
+  let duplicated = 0;
+  const latencies: number[] = [];
+  for (const [id, at] of enqueuedAt) {
+    const times = receiver.seen.get(id);
+    if (!times) {
+      lost++;
+      continue;
+    }
+    if (times.length > 1) duplicated++;
+    latencies.push(times[0]! - at);
+  }
+  const sorted = Float64Array.from(latencies).sort();
+  return { lost, duplicated, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+const LOGGER = createLogger('warn');
+const WORKER_CONFIG = { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, HOST: '127.0.0.1', PORT: 3000 };
+
+async function startWorkers(databaseUrl: string, count: number, o: DeliveryBenchOptions): Promise<() => Promise<void>> {
+  if (o.child) {
+    const children = await Promise.all(
+      Array.from({ length: count }, async () => {
+        const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./delivery-worker.ts', import.meta.url))], {
+          env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_CONCURRENCY: String(o.concurrency) },
+          stdio: ['pipe', 'pipe', 'inherit'],
+        });
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+          child.once('exit', (code) => reject(new Error(`worker child exited with ${code}`)));
+        });
+        return child;
+      }),
+    );
+    return async () => {
+      await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              child.once('exit', () => resolve());
+              child.stdin.end();
+            }),
+        ),
+      );
+    };
+  }
+  const handles: { database: Database; worker: DeliveryWorker }[] = [];
+  const senders = createSenders({ allowPrivateUrls: true, timeoutMs: 5000 });
+  for (let w = 0; w < count; w++) {
+    const database = await openDatabase({ databaseUrl, maxConnections: 10 });
+    const worker = await startDeliveryWorker({
+      database,
+      senders,
+      logger: LOGGER,
+      config: WORKER_CONFIG,
+      concurrency: o.concurrency,
+      workerId: `bench-${w}`,
+    });
+    handles.push({ database, worker });
+  }
+  return async () => {
+    for (const h of handles) await h.worker.stop();
+    for (const h of handles) await h.database.close();
+  };
+}
+
+async function pendingCount(database: Database): Promise<number> {
+  const [row] = await database.rows<{ n: number }>(sql`select count(*)::int as n from deliveries where status <> 'SENT'`);
+  return row?.n ?? 0;
+}
+
+async function queueRun(database: Database, databaseUrl: string, receiver: Receiver, accountId: string, workers: number, o: DeliveryBenchOptions) {
+  await fillQueue(database, accountId, receiver.url, o);
+  const enqueuedAt = await createdAtById(database);
+  receiver.reset();
+  const started = performance.now();
+  const stop = await startWorkers(databaseUrl, workers, o);
+  let stalled = 0;
+  let last = -1;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 100));
+    const pending = await pendingCount(database);
+    if (pending === 0) break;
+    if (pending === last && ++stalled > 100) break; // 10 s without progress: report what is left
+    if (pending !== last) stalled = 0;
+    last = pending;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await stop();
+  const sent = o.deliveries - (await pendingCount(database));
+  return { workers, seconds, rate: sent / seconds, sent, ...tally(receiver, enqueuedAt) };
+}
+
+async function endToEnd(database: Database, databaseUrl: string, receiver: Receiver, accountId: string, o: DeliveryBenchOptions) {
+  await database.db.execute(sql`truncate notifications cascade`);
+  receiver.reset();
+  const stop = await startWorkers(databaseUrl, 1, o);
+  const enqueuedAt = new Map<string, number>();
+  const total = o.rate * o.seconds;
+  const tickMs = 10;
+  const perTick = Math.max(1, Math.round((o.rate * tickMs) / 1000));
+  const started = performance.now();
+  const writes: Promise<void>[] = [];
+  let written = 0;
+  let behind = 0;
+  for (let tick = 0; written < total; tick++) {
+    const due = started + tick * tickMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    else behind++;
+    const firings: Array<{ i: number; at: number }> = [];
+    for (let k = 0; k < perTick && written < total; k++) firings.push({ i: written++, at: nowMs() });
+    const write = (on: Queryable, { i, at }: { i: number; at: number }) =>
+      writeNotification(on, {
+        accountId,
+        subscriptionId: null,
+        type: 'price_notification',
+        payload: payloadFor(i, accountId),
+        dedupeKey: `e2e:${i}`,
+        channels: [{ type: 'Webhook', settings: { webhookUrl: receiver.url } }],
+      }).then((id) => void enqueuedAt.set(id, at));
+    if (o.txPerFiring) for (const f of firings) writes.push(write(database.db, f));
+    else
+      writes.push(
+        database.db.transaction(async (tx) => {
+          for (const f of firings) await write(tx, f);
+        }),
+      );
+  }
+  await Promise.all(writes);
+  const writeSeconds = (performance.now() - started) / 1000;
+  const deadline = performance.now() + 30_000;
+  while (receiver.seen.size < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await stop();
+  return { total, writeRate: total / writeSeconds, behindTicks: behind, ...tally(receiver, enqueuedAt) };
+}
+
+export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
+  const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const dbName = `oddswatch_bench_${process.pid}`;
+  const url = new URL(baseUrl);
+  url.pathname = `/${dbName}`;
+  const databaseUrl = url.toString();
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  console.log(`Machine: ${machine()}; database ${dbName} on ${new URL(baseUrl).host}`);
+  console.log(
+    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} txPerFiring=${o.txPerFiring} child=${o.child}`,
+  );
+  const receiver = new Receiver();
+  await receiver.start();
+  const database = await openDatabase({ databaseUrl, maxConnections: 20 });
+  try {
+    await migrate(database);
+    const account = await insertAccountWithToken(database.db, { name: 'bench' });
+
+    const baseRate = await baseline(receiver, o);
+    console.log(`receiver baseline: ${fmt(baseRate)} requests/s (${fmt(o.baselineRequests)} postJson, concurrency ${o.concurrency})`);
+
+    const rows: string[][] = [];
+    for (let workers = 1; workers <= o.maxWorkers; workers++) {
+      const r = await queueRun(database, databaseUrl, receiver, account.userId, workers, o);
+      console.log(`queue, ${workers} worker(s): ${fmt(r.rate)} deliveries/s over ${r.seconds.toFixed(1)} s`);
+      rows.push([
+        `${fmt(o.deliveries)} queued, ${workers} worker(s) × ${o.concurrency}${o.child ? ' (child processes)' : ' (in-process)'}`,
+        `${fmt(r.rate)} deliveries/s (${r.seconds.toFixed(1)} s)`,
+        `${fmt(r.p50)} ms / ${fmt(r.p99)} ms`,
+        String(r.lost),
+        String(r.duplicated),
+        `${((r.rate / baseRate) * 100).toFixed(0)}%`,
+      ]);
+    }
+    if (o.rate > 0) {
+      const e = await endToEnd(database, databaseUrl, receiver, account.userId, o);
+      rows.push([
+        `end to end, writeNotification at ${fmt(o.rate)}/s for ${o.seconds} s, ${o.txPerFiring ? 'a transaction per firing' : 'a transaction per 10 ms tick'} (1 worker${o.child ? ' process' : ' in-process'}, LISTEN)`,
+        `${fmt(e.writeRate)} writes/s achieved${e.behindTicks > 0 ? `, ${e.behindTicks} ticks late` : ''}`,
+        `${fmt(e.p50, 1)} ms / ${fmt(e.p99, 1)} ms (max ${fmt(e.max, 1)})`,
+        String(e.lost),
+        String(e.duplicated),
+        '',
+      ]);
+    }
+    rows.push([`receiver baseline (postJson loop × ${o.concurrency})`, `${fmt(baseRate)} requests/s`, '', '', '', '100%']);
+    console.log();
+    printTable(['Run', 'Throughput', 'Latency p50 / p99', 'Lost', 'Duplicated', 'of baseline'], rows);
+  } finally {
+    await receiver.close();
+    await database.close();
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
+}
