@@ -80,19 +80,6 @@ export interface SendContext {
   rateLimitedBefore: number;
 }
 
-export async function loadSendContext(database: Database, delivery: ClaimedDelivery): Promise<SendContext | undefined> {
-  const [row] = await database.rows<SendContext & Record<string, unknown>>(sql`
-    select n.account_id as "accountId", n.subscription_id as "subscriptionId", n.payload,
-      a.webhook_secret as "webhookSecret",
-      -- only this round's tries: a redelivery resets attempts to 0 and starts a new round
-      (select count(*)::int from (
-        select status_code from delivery_attempts where delivery_id = ${delivery.id} order by id desc limit ${delivery.attempts}::int
-      ) recent where recent.status_code = 429) as "rateLimitedBefore"
-    from notifications n join accounts a on a.id = n.account_id
-    where n.id = ${delivery.notificationId}`);
-  return row;
-}
-
 export interface AttemptOutcome {
   result: SendResult;
   status: DeliveryStatus;
