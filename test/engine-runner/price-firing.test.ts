@@ -169,8 +169,8 @@ describe(`engine runner: price firings (${engineName})`, () => {
       ruleId: 0, subscriptionId: subId, marketId: m.id, token: m.yesTokenId, ruleType: 'Crossing Up' as const,
       previousPrice: 0.5, price: 0.65, atMs: 1_700_000_000_000,
     };
-    expect(await writeFiring(env.database, firing, { receivedAtMs: firing.atMs })).toBe('written');
-    expect(await writeFiring(env.database, firing, { receivedAtMs: firing.atMs })).toBe('duplicate');
+    expect(await writeFiring(env.database.db, firing, { receivedAtMs: firing.atMs })).toBe('written');
+    expect(await writeFiring(env.database.db, firing, { receivedAtMs: firing.atMs })).toBe('duplicate');
     const rows = await notificationsOf(env, subId);
     expect(rows).toHaveLength(1);
     expect(await deliveriesOf(env, rows[0]!.id)).toHaveLength(1);

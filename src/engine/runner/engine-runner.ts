@@ -79,16 +79,40 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     return next;
   };
 
+  // Firings waiting for the write task; all that arrive before it runs share one commit, so the
+  // commit's disk flush is paid once per batch rather than once per firing.
+  let pending: { firing: Firing; ctx: FiringContext }[] = [];
+
   function handleFirings(firings: readonly Firing[], ctx: FiringContext): void {
     for (const firing of firings) {
       // The one place firings are written: another process fires for tokens it owns.
       if (!owns(firing.token)) continue;
       lastFired.set(`${firing.subscriptionId}:${firing.marketId}`, firing.atMs);
-      void enqueue(async () => {
-        const outcome = await writeFiring(database, firing, ctx);
-        emitter.emit('fired', firing, outcome);
-      });
+      pending.push({ firing, ctx });
+      if (pending.length === 1) void enqueue(writePending);
     }
+  }
+
+  async function writePending(): Promise<void> {
+    const batch = pending;
+    pending = [];
+    const outcomes = await database.db.transaction(async (tx) => {
+      const results: (FireOutcome | undefined)[] = [];
+      for (const { firing, ctx } of batch) {
+        // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
+        results.push(
+          await writeFiring(tx, firing, ctx).catch((error: unknown) => {
+            logger.error({ err: error, subscriptionId: firing.subscriptionId }, 'firing write failed');
+            return undefined;
+          }),
+        );
+      }
+      return results;
+    });
+    batch.forEach(({ firing }, i) => {
+      const outcome = outcomes[i];
+      if (outcome) emitter.emit('fired', firing, outcome);
+    });
   }
 
   function removeSubscription(subscriptionId: string): boolean {

@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Database, Tx } from '../../db/client.js';
+import type { Queryable, Tx } from '../../db/client.js';
 import {
   catalogEvents,
   catalogMarkets,
@@ -40,12 +40,13 @@ export async function loadChannels(tx: Tx, subscriptionId: string): Promise<Chan
 }
 
 /**
- * Writes one firing in one transaction: the subscription's new status and counters, the
+ * Writes one firing atomically (its own transaction, or a savepoint in the caller's): the subscription's new status and counters, the
  * (subscription, market) last firing, the price_notification and its deliveries.
  */
-export async function writeFiring(database: Database, firing: Firing, ctx: FiringContext): Promise<FireOutcome> {
+export async function writeFiring(on: Queryable, firing: Firing, ctx: FiringContext): Promise<FireOutcome> {
   try {
-    return await database.db.transaction(async (tx) => {
+    // A savepoint when `on` is a transaction: the runner writes a batch of firings in one commit.
+    return await on.transaction(async (tx) => {
       const sub = await lockSubscription(tx, firing.subscriptionId);
       if (!sub || !sub.enabled) return 'skipped';
       const [where] = await tx
