@@ -15,6 +15,7 @@ import { startSyncRole } from './catalog/role.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { catalogRoutes } from './http/routes/search.js';
 import { startVenue, type VenueEndpoints } from './venue/start.js';
+import { startBotsRole } from './bots/role.js';
 
 export interface RunningService {
   database: Database;
@@ -79,6 +80,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (config.ROLES.has('worker')) {
       const worker = await startWorkerRole(deps);
       stops.push(() => worker.stop());
+    }
+    if (config.ROLES.has('bots')) {
+      const bots = await startBotsRole(deps);
+      stops.push(() => bots.stop());
     }
     if (database.kind === 'pglite') {
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });

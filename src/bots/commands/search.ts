@@ -22,7 +22,7 @@ export const searchCommand: Command = {
         const yes = prices[0] !== undefined ? ` — Yes ${Math.round(Number(prices[0]) * 100)}%` : '';
         return `   · ${m.question}${yes} (market ${m.id})`;
       });
-      return [`*${e.title}* (event ${e.id})`, ...markets].join('\n');
+      return [`${e.title} (event ${e.id})`, ...markets].join('\n');
     });
     return {
       text: blocks.join('\n\n'),
