@@ -2,7 +2,7 @@ import express from 'express';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBotsRole } from '../../src/bots/role.js';
-import { createTelegramBot, TELEGRAM_MENU } from '../../src/bots/telegram/index.js';
+import { createTelegramBot, TELEGRAM_MENU, webhookSecret } from '../../src/bots/telegram/index.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import { getSubscription } from '../../src/services/subscriptions/index.js';
@@ -119,9 +119,16 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const config = { ...env.config, TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_URL: api.url, TELEGRAM_WEBHOOK_URL: 'https://bots.example.com/telegram' };
     const role = await startBotsRole({ database: env.database, config, logger });
     expect(api.callsTo('setMyCommands').at(-1)!.body.commands).toEqual(TELEGRAM_MENU);
-    expect(api.callsTo('setWebhook').at(-1)!.body.url).toBe('https://bots.example.com/telegram');
-    const app = express().use(express.json()).post('/telegram', role.telegram!.webhookHandler!);
-    await supertest(app).post('/telegram').send(commandUpdate(7005, '/help')).expect(200);
+    expect(api.callsTo('setWebhook').at(-1)!.body).toEqual({ url: 'https://bots.example.com/telegram', secret_token: webhookSecret(TOKEN) });
+    const { path, handler } = role.telegram!.webhook!;
+    expect(path).toBe('/telegram');
+    const app = express().use(express.json()).post(path, handler);
+    await supertest(app).post('/telegram').send(commandUpdate(7005, '/help')).expect(401); // no secret header
+    await supertest(app)
+      .post('/telegram')
+      .set('X-Telegram-Bot-Api-Secret-Token', webhookSecret(TOKEN))
+      .send(commandUpdate(7005, '/help'))
+      .expect(200);
     expect(api.callsTo('sendMessage').at(-1)!.body).toMatchObject({ chat_id: 7005, text: expect.stringContaining('/alert') });
     await role.stop();
   });

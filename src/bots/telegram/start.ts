@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { webhookCallback, type Bot } from 'grammy';
 import type { RequestHandler } from 'express';
 import type { SystemDeps } from '../../services/context.js';
@@ -6,8 +7,8 @@ import type { OddsContext } from './context.js';
 
 export interface RunningTelegramBot {
   bot: Bot<OddsContext>;
-  /** In webhook mode: the express handler Telegram's POSTs must reach (mount it at the webhook path). */
-  webhookHandler?: RequestHandler;
+  /** In webhook mode: the express handler Telegram's POSTs must reach, and the path to mount it at. */
+  webhook?: { path: string; handler: RequestHandler };
   stop(): Promise<void>;
 }
 
@@ -21,13 +22,12 @@ export async function startTelegramBot(deps: SystemDeps): Promise<RunningTelegra
   await bot.api.setMyCommands(TELEGRAM_MENU);
 
   if (config.TELEGRAM_WEBHOOK_URL) {
-    await bot.api.setWebhook(config.TELEGRAM_WEBHOOK_URL);
+    // Telegram echoes this secret in a header on every webhook call; others' POSTs are refused.
+    const secretToken = webhookSecret(token);
+    await bot.api.setWebhook(config.TELEGRAM_WEBHOOK_URL, { secret_token: secretToken });
     logger.info({ username: bot.botInfo.username }, 'telegram bot started (webhook)');
-    return {
-      bot,
-      webhookHandler: webhookCallback(bot, 'express') as RequestHandler,
-      stop: async () => {},
-    };
+    const handler = webhookCallback(bot, 'express', { secretToken }) as RequestHandler;
+    return { bot, webhook: { path: new URL(config.TELEGRAM_WEBHOOK_URL).pathname, handler }, stop: async () => {} };
   }
 
   // bot.start() resolves only when polling stops: run it in the background.
@@ -41,4 +41,9 @@ export async function startTelegramBot(deps: SystemDeps): Promise<RunningTelegra
       await polling;
     },
   };
+}
+
+/** A stable webhook secret derived from the bot token (Telegram allows A-Z, a-z, 0-9, _ and -). */
+export function webhookSecret(token: string): string {
+  return createHash('sha256').update(`oddswatch-telegram-webhook:${token}`).digest('hex');
 }
