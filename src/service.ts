@@ -15,6 +15,7 @@ import { startSyncRole } from './catalog/role.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { catalogRoutes } from './http/routes/search.js';
 import { startVenue, type VenueEndpoints } from './venue/start.js';
+import { startBotsRole } from './bots/role.js';
 
 export interface RunningService {
   database: Database;
@@ -52,6 +53,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const sync = config.ROLES.has('sync') ? startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
     if (sync) stops.push(() => sync.stop());
 
+    // Bots before the API: in webhook mode the API server carries the Telegram webhook route.
+    const bots = config.ROLES.has('bots') ? await startBotsRole(deps) : undefined;
+    if (bots) stops.push(() => bots.stop());
+    const webhook = bots?.telegram?.webhook;
+    if (webhook && !config.ROLES.has('api')) logger.warn('TELEGRAM_WEBHOOK_URL is set but this process runs no api role to receive it');
+
     let url: string | undefined;
     if (config.ROLES.has('api')) {
       const expected = await expectedMigrations();
@@ -60,6 +67,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         ...deps,
         extraRoutes: [...catalogRoutes, ...demoRoutes, ...notificationRoutes],
         streams: [inboxStream.route],
+        webhooks: webhook ? [webhook] : [],
         readiness: async () =>
           (await migrationsApplied(database, expected)) ? { ready: true } : { ready: false, reason: 'migrations pending' },
       });

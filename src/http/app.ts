@@ -27,6 +27,8 @@ export interface AppDeps {
   extraRoutes?: RouteDef[];
   /** Long-lived Bearer GETs (the inbox event stream). */
   streams?: StreamRoute[];
+  /** Inbound webhooks of other services (the Telegram bot in webhook mode): POST path → handler. */
+  webhooks?: { path: string; handler: RequestHandler }[];
 }
 
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
@@ -59,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
   app.use((req, res, next) => (req.path === '/docs' ? docsHeaders : strictHeaders)(req, res, next));
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
 
+  for (const hook of deps.webhooks ?? []) app.post(hook.path, hook.handler);
   const routes = [...watchlistRoutes, ...subscriptionRoutes, ...accountRoutes, ...(deps.extraRoutes ?? [])];
   const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, (req) => `token:${req.auth!.tokenId}`);
   const publicLimiter = minuteLimiter(config.SEARCH_RATE_LIMIT_PER_MINUTE, byIp);

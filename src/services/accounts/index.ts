@@ -2,3 +2,4 @@ export { createAccount, insertAccountWithToken, CreateAccountInput, type NewAcco
 export { getMe, type Me } from './me.js';
 export { bootstrapFirstAccount, createAccountAsOperator, createTokenAsOperator } from './operator.js';
 export { getWebhookSecret, rotateWebhookSecret } from './webhook-secret.js';
+export { findOrCreateChatAccount, type ChatKind } from './link.js';

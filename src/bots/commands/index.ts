@@ -1,0 +1,59 @@
+import type { ServiceContext } from '../../services/context.js';
+import { alertCommand } from './alert.js';
+import { alertsCommand, deleteCommand, pauseCommand, resumeCommand } from './alerts.js';
+import { helpCommand } from './help.js';
+import { inboxCommand } from './inbox.js';
+import { errorReply } from './replies.js';
+import { searchCommand } from './search.js';
+import { tokenCommand } from './token.js';
+import type { BotReply, ChatInfo, Command } from './types.js';
+import { unwatchCommand, watchCommand } from './watch.js';
+import { watchlistCommand } from './watchlist.js';
+import { watchlistsCommand } from './watchlists.js';
+
+export type { BotButton, BotReply, ChatInfo, Command } from './types.js';
+export { GENERIC_FAILURE } from './replies.js';
+
+/** Every command of both bots, in menu order. An explicit list: nothing is loaded by file name. */
+export const COMMANDS: readonly Command[] = [
+  helpCommand('start', () => [...COMMANDS]),
+  helpCommand('help', () => [...COMMANDS]),
+  searchCommand,
+  watchCommand,
+  unwatchCommand,
+  watchlistsCommand,
+  watchlistCommand,
+  alertCommand,
+  alertsCommand,
+  pauseCommand,
+  resumeCommand,
+  deleteCommand,
+  inboxCommand,
+  tokenCommand,
+];
+
+const byName = new Map(COMMANDS.map((c) => [c.name, c]));
+
+/** `"/search@OddsBot foo"` or `"search foo"` → `["search", "foo"]`-ish parts. */
+function parse(text: string): { name: string; rest: string } {
+  const trimmed = text.trim();
+  const space = trimmed.search(/\s/);
+  const head = space === -1 ? trimmed : trimmed.slice(0, space);
+  const rest = space === -1 ? '' : trimmed.slice(space).trim();
+  return { name: head.replace(/^\//, '').replace(/@.*$/, '').toLowerCase(), rest };
+}
+
+/** The one entry of the command layer: a line of text in, a reply out. Never throws. */
+export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: string): Promise<BotReply> {
+  const { name, rest } = parse(text);
+  const command = byName.get(name);
+  if (!command) return { text: `Unknown command "${name}". Send /help for the list.` };
+  try {
+    return await command.run({ ctx, chat, args: rest === '' ? [] : rest.split(/\s+/), rest });
+  } catch (err) {
+    return errorReply(err, command, ctx.logger);
+  }
+}
+
+/** A button's action (`pause:<id>`) as the command text it stands for (`pause <id>`). */
+export const actionToText = (action: string): string => action.replace(':', ' ');

@@ -1,0 +1,48 @@
+import type { ServiceContext } from '../../services/context.js';
+
+export interface ChatInfo {
+  kind: 'telegram' | 'discord';
+  chatId: string | number;
+  isPrivate: boolean;
+}
+
+export interface BotButton {
+  label: string;
+  /** `<command>:<argument>`, e.g. `watch:123`; run as the command `watch 123`. */
+  action: string;
+}
+
+export interface BotReply {
+  /** Plain text with light markdown at most. */
+  text: string;
+  /** The reply holds a secret: send it in a private chat only. */
+  private?: boolean;
+  buttons?: BotButton[][];
+  /** Text for the user's private chat only (a secret asked for in a group); the transport sends it there. */
+  privateMessage?: string;
+}
+
+export interface CommandInput {
+  ctx: ServiceContext;
+  chat: ChatInfo;
+  /** The words after the command name. */
+  args: string[];
+  /** The text after the command name, as typed (spaces kept). */
+  rest: string;
+}
+
+export interface Command {
+  name: string;
+  /** One line: `alert <market id> <type> <percent>`. */
+  usage: string;
+  summary: string;
+  run(input: CommandInput): Promise<BotReply>;
+}
+
+/** Bad arguments: answered with the command's usage line. */
+export class UsageError extends Error {
+  constructor(message = '') {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

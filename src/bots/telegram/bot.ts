@@ -1,0 +1,76 @@
+import { autoRetry } from '@grammyjs/auto-retry';
+import { apiThrottler } from '@grammyjs/transformer-throttler';
+import { Bot } from 'grammy';
+import { findOrCreateChatAccount } from '../../services/accounts/index.js';
+import type { SystemDeps } from '../../services/context.js';
+import { actionToText, COMMANDS, runCommand } from '../commands/index.js';
+import { chatInfo, type OddsContext } from './context.js';
+import { sendReply } from './reply.js';
+
+export interface TelegramBotOptions {
+  token: string;
+  /** The Bot API base (TELEGRAM_API_URL); a local fake in tests. */
+  apiRoot: string;
+  deps: SystemDeps;
+  /** Skips getMe at init (tests). */
+  botInfo?: Bot['botInfo'];
+}
+
+/** The command menu Telegram shows, from the same list the command layer runs. */
+export const TELEGRAM_MENU = COMMANDS.map((c) => ({ command: c.name, description: c.summary }));
+
+/** True when `/cmd@SomeBot` names another bot (group chats with several bots). */
+function addressedElsewhere(text: string, username: string): boolean {
+  const at = /^\/\S+?@(\S+)/.exec(text);
+  return at !== null && at[1]!.toLowerCase() !== username.toLowerCase();
+}
+
+/** A grammY bot wired to the shared command layer. Built here; started by `startTelegramBot`. */
+export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBotOptions): Bot<OddsContext> {
+  const bot = new Bot<OddsContext>(token, { client: { apiRoot }, ...(botInfo ? { botInfo } : {}) });
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  bot.api.config.use(apiThrottler());
+
+  // The transport adapter: who is calling, as a ServiceContext, and a logger for this update.
+  bot.use(async (ctx, next) => {
+    ctx.log = deps.logger.child({ telegramUpdateId: ctx.update.update_id });
+    if (!ctx.from || ctx.from.is_bot) return;
+    const telegramUserId = String(ctx.from.id);
+    const account = await findOrCreateChatAccount(deps, { kind: 'telegram', userId: telegramUserId });
+    ctx.services = {
+      database: deps.database,
+      config: deps.config,
+      logger: ctx.log,
+      caller: { kind: 'telegram', telegramUserId },
+      account,
+      requestId: `telegram-${ctx.update.update_id}`,
+    };
+    await next();
+  });
+
+  bot.on('message:entities:bot_command', async (ctx) => {
+    const text = ctx.message.text ?? '';
+    const chat = chatInfo(ctx);
+    if (!chat || !text.startsWith('/') || addressedElsewhere(text, ctx.me.username)) return;
+    await sendReply(ctx, await runCommand(ctx.services, chat, text));
+  });
+
+  bot.on('callback_query:data', async (ctx) => {
+    const chat = chatInfo(ctx);
+    if (!chat) {
+      await ctx.answerCallbackQuery({ text: 'This button no longer works here' });
+      return;
+    }
+    const reply = await runCommand(ctx.services, chat, actionToText(ctx.callbackQuery.data));
+    await ctx.answerCallbackQuery({ text: reply.text.split('\n')[0]!.slice(0, 190) });
+    await sendReply(ctx, reply);
+  });
+
+  // The one error boundary: anything the command layer did not answer (network, account lookup).
+  bot.catch(async (err) => {
+    const log = err.ctx.log ?? deps.logger;
+    log.error({ err: err.error, updateId: err.ctx.update.update_id }, 'telegram update failed');
+    await err.ctx.reply('Something went wrong; try again').catch(() => {});
+  });
+  return bot;
+}

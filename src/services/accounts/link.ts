@@ -1,0 +1,38 @@
+import { eq } from 'drizzle-orm';
+import { accounts } from '../../db/schema/index.js';
+import type { AccountRef, SystemDeps } from '../context.js';
+import { insertAccountWithToken } from './create.js';
+
+export type ChatKind = 'telegram' | 'discord';
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
+async function findChatAccount(deps: Pick<SystemDeps, 'database'>, kind: ChatKind, userId: string) {
+  const column = kind === 'telegram' ? accounts.telegramUserId : accounts.discordUserId;
+  const [row] = await deps.database.db.select({ id: accounts.id, isAdmin: accounts.isAdmin }).from(accounts).where(eq(column, userId));
+  return row;
+}
+
+/** The account of a chat user, created on first use. Two first messages at once: the loser re-reads. */
+export async function findOrCreateChatAccount(
+  deps: Pick<SystemDeps, 'database'>,
+  { kind, userId }: { kind: ChatKind; userId: string },
+): Promise<AccountRef> {
+  const existing = await findChatAccount(deps, kind, userId);
+  if (existing) return existing;
+  try {
+    const seed = kind === 'telegram' ? { telegramUserId: userId } : { discordUserId: userId };
+    const created = await insertAccountWithToken(deps.database.db, { name: `${kind}:${userId}`, ...seed });
+    return { id: created.userId, isAdmin: false };
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const raced = await findChatAccount(deps, kind, userId);
+    if (!raced) throw err;
+    return raced;
+  }
+}

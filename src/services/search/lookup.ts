@@ -1,0 +1,50 @@
+import { eq, or } from 'drizzle-orm';
+import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
+import type { ServiceContext } from '../context.js';
+import { notFound, validationError } from '../errors.js';
+
+type PublicContext = Pick<ServiceContext, 'database'>;
+
+export interface EventRef {
+  id: string;
+  slug: string;
+  title: string;
+}
+
+/** The slug inside `https://polymarket.com/event/<slug>[/...]`, or the reference as given. */
+export function eventRefKey(ref: string): string {
+  const trimmed = ref.trim();
+  const link = /^https?:\/\/(?:www\.)?polymarket\.com\/event\/([^/?#\s]+)/i.exec(trimmed);
+  return link ? decodeURIComponent(link[1]!) : trimmed;
+}
+
+/** A catalog event by its Polymarket link, slug or id. */
+export async function findEvent({ ctx, input }: { ctx: PublicContext; input: { ref: string } }): Promise<EventRef> {
+  const key = eventRefKey(input.ref);
+  if (key === '' || key.length > 300) throw validationError('Give an event link, slug or id');
+  const [row] = await ctx.database.db
+    .select({ id: catalogEvents.id, slug: catalogEvents.slug, title: catalogEvents.title })
+    .from(catalogEvents)
+    .where(or(eq(catalogEvents.id, key), eq(catalogEvents.slug, key)))
+    .limit(1);
+  if (!row) throw notFound(`No event ${key}`);
+  return row;
+}
+
+/** A catalog market with the event it belongs to. */
+export async function findMarket({
+  ctx,
+  input,
+}: {
+  ctx: PublicContext;
+  input: { marketId: string };
+}): Promise<{ id: string; question: string; eventId: string }> {
+  const marketId = input.marketId.trim();
+  if (marketId === '' || marketId.length > 200) throw validationError('Give a market id');
+  const [row] = await ctx.database.db
+    .select({ id: catalogMarkets.id, question: catalogMarkets.question, eventId: catalogMarkets.eventId })
+    .from(catalogMarkets)
+    .where(eq(catalogMarkets.id, marketId));
+  if (!row) throw notFound(`No market ${marketId}`);
+  return row;
+}

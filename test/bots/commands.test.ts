@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand, type ChatInfo } from '../../src/bots/commands/index.js';
+import { createLogger } from '../../src/logger.js';
+import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import { seedEvent, type SeededEvent } from '../support/catalog.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+
+let env: TestEnv;
+let fed: SeededEvent;
+let btc: SeededEvent;
+const logger = createLogger('silent');
+
+async function chatUser(telegramUserId: string): Promise<ServiceContext> {
+  const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: telegramUserId });
+  return { database: env.database, config: env.config, logger, caller: { kind: 'telegram', telegramUserId }, account };
+}
+const dm = (id: number): ChatInfo => ({ kind: 'telegram', chatId: id, isPrivate: true });
+const group: ChatInfo = { kind: 'telegram', chatId: -100123, isPrivate: false };
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  fed = await seedEvent(env.database, { title: 'Fed decision in December', markets: 2, tags: ['economy'] });
+  btc = await seedEvent(env.database, { title: 'Bitcoin above 100k by June', markets: 1, tags: ['crypto'] });
+});
+afterAll(() => env?.close());
+
+describe('chat accounts', () => {
+  it('creates an account on first use and finds the same one afterwards, even when two first messages race', async () => {
+    const [a, b] = await Promise.all([
+      findOrCreateChatAccount(env, { kind: 'telegram', userId: '5001' }),
+      findOrCreateChatAccount(env, { kind: 'telegram', userId: '5001' }),
+    ]);
+    expect(a.id).toBe(b.id);
+    expect((await findOrCreateChatAccount(env, { kind: 'telegram', userId: '5001' })).id).toBe(a.id);
+    expect((await findOrCreateChatAccount(env, { kind: 'discord', userId: '5001' })).id).not.toBe(a.id);
+  });
+});
+
+describe('the command layer', () => {
+  it('help and start list every command with its usage', async () => {
+    const ctx = await chatUser('1001');
+    const help = await runCommand(ctx, dm(1001), '/help');
+    for (const name of ['search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'pause', 'resume', 'delete', 'inbox', 'token']) {
+      expect(help.text).toContain(`/${name}`);
+    }
+    expect((await runCommand(ctx, dm(1001), '/start@OddsBot')).text).toMatch(/^Welcome/);
+  });
+
+  it('search finds seeded events by words and by tag, with markets, ids and watch buttons', async () => {
+    const ctx = await chatUser('1002');
+    const byWords = await runCommand(ctx, dm(1002), 'search fed decision');
+    expect(byWords.text).toContain('Fed decision in December');
+    expect(byWords.text).toContain(`event ${fed.id}`);
+    expect(byWords.text).toContain(`market ${fed.markets[1]!.id}`);
+    expect(byWords.buttons).toEqual([[{ label: expect.stringContaining('Fed'), action: `watch:${fed.id}` }]]);
+    const byTag = await runCommand(ctx, dm(1002), 'search tag:crypto');
+    expect(byTag.text).toContain('Bitcoin above 100k');
+    expect(byTag.text).not.toContain('Fed decision');
+    expect((await runCommand(ctx, dm(1002), 'search nothingmatcheszzz')).text).toMatch(/No open events/);
+  });
+
+  it('watch by slug creates "My watchlist"; watch by link and by id into a named one; unwatch removes it', async () => {
+    const ctx = await chatUser('1003');
+    expect((await runCommand(ctx, dm(1003), `watch ${fed.slug}`)).text).toContain('in "My watchlist"');
+    await runCommand(ctx, dm(1003), 'watchlist new Crypto bets');
+    expect((await runCommand(ctx, dm(1003), `watch https://polymarket.com/event/${btc.slug}?tid=1 Crypto bets`)).text).toContain(
+      'in "Crypto bets"',
+    );
+    const list = await runCommand(ctx, dm(1003), 'watchlists');
+    expect(list.text).toContain('My watchlist — 1 event');
+    expect(list.text).toContain('Crypto bets — 1 event');
+    const shown = await runCommand(ctx, dm(1003), 'watchlist show crypto bets');
+    expect(shown.text).toContain(`event ${btc.id}`);
+    expect((await runCommand(ctx, dm(1003), `unwatch ${btc.id}`)).text).toContain('Stopped watching');
+    expect((await runCommand(ctx, dm(1003), 'watchlist show Crypto bets')).text).toContain('no events yet');
+  });
+
+  it('renames and deletes a watchlist by id', async () => {
+    const ctx = await chatUser('1004');
+    const created = await runCommand(ctx, dm(1004), 'watchlist new Old name');
+    const id = /id ([^)]+)\)/.exec(created.text)![1]!;
+    expect((await runCommand(ctx, dm(1004), `watchlist rename ${id} New name`)).text).toBe('Renamed to "New name".');
+    expect((await runCommand(ctx, dm(1004), `watchlist delete ${id}`)).text).toContain('Deleted watchlist "New name"');
+    expect((await runCommand(ctx, dm(1004), 'watchlists')).text).toContain('no watchlists');
+  });
+
+  it('alert stores the same subscription a REST call would, with this chat as its Telegram channel', async () => {
+    const ctx = await chatUser('1005');
+    const tokenReply = await runCommand(ctx, dm(1005), 'token');
+    expect(tokenReply.private).toBe(true);
+    const token = /\n(\S+)\n/.exec(tokenReply.text)![1]!;
+    const auth = { Authorization: `Bearer ${token}` };
+
+    const reply = await runCommand(ctx, dm(1005), `alert ${fed.markets[0]!.id} up 60 every 5m`);
+    const subId = /• (\S+):/.exec(reply.text)![1]!;
+    expect(reply.buttons).toEqual([[{ label: 'Pause', action: `pause:${subId}` }, { label: 'Delete', action: `delete:${subId}` }]]);
+    const viaBot = (await env.http.get(`/subscription/${subId}`).set(auth).expect(200)).body.subscription;
+
+    const viaRest = (
+      await env.http
+        .post('/subscriptions')
+        .set(auth)
+        .send({
+          watchlistId: viaBot.watchlistId,
+          subscriptionScope: 'Market',
+          eventId: fed.id,
+          marketId: fed.markets[0]!.id,
+          subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 60 } } },
+          triggerType: 'Recurring',
+          triggerInterval: '5m',
+          channels: [{ type: 'Telegram', settings: { telegramChatId: 1005 } }],
+        })
+        .expect(201)
+    ).body.subscription;
+    const comparable = (s: Record<string, unknown>) => ({ ...s, subscriptionId: 'x', createdAt: 'x', updatedAt: 'x' });
+    expect(comparable(viaBot)).toEqual(comparable(viaRest));
+    expect(viaBot.watchlistName).toBe('My watchlist');
+
+    const once = await runCommand(ctx, dm(1005), `alert ${btc.markets[0]!.id} below 20 once`);
+    expect(once.text).toContain('Less Than 20% on');
+    expect(once.text).toContain('once');
+    const alerts = await runCommand(ctx, dm(1005), 'alerts');
+    expect(alerts.text).toContain(subId);
+    expect(alerts.text).toContain('active');
+  });
+
+  it('pause, resume and delete an alert; another user sees "not found"', async () => {
+    const owner = await chatUser('1006');
+    const other = await chatUser('1007');
+    const reply = await runCommand(owner, dm(1006), `alert ${fed.markets[1]!.id} cross 40`);
+    const subId = /• (\S+):/.exec(reply.text)![1]!;
+    for (const verb of ['pause', 'resume', 'delete']) {
+      expect((await runCommand(other, dm(1007), `${verb} ${subId}`)).text).toMatch(/^Not found: /);
+    }
+    expect((await runCommand(owner, dm(1006), `pause ${subId}`)).text).toContain('paused (Paused by user)');
+    expect((await runCommand(owner, dm(1006), `resume ${subId}`)).text).toContain('active');
+    expect((await runCommand(owner, dm(1006), `delete ${subId}`)).text).toBe(`Deleted alert ${subId}.`);
+    expect((await runCommand(owner, dm(1006), 'alerts')).text).toContain('no alerts');
+  });
+
+  it('bad input gets a short usage text, never an exception', async () => {
+    const ctx = await chatUser('1008');
+    const cases: [string, RegExp][] = [
+      ['search', /Usage: \/search/],
+      ['watch', /Usage: \/watch/],
+      ['watch no-such-event-slug', /^Not found: No event/],
+      ['watchlist', /Usage: \/watchlist new/],
+      ['watchlist show nope', /^Not found: Watchlist not found/],
+      ['alert', /Usage: \/alert <market id>/],
+      ['alert 123 sideways 5', /Usage: \/alert/],
+      [`alert ${fed.markets[0]!.id} up abc`, /Usage: \/alert/],
+      [`alert ${fed.markets[0]!.id} up 150`, /threshold_percent must be less than 100\nUsage: \/alert/],
+      [`alert ${fed.markets[0]!.id} up 10 every 7m`, /every 5m\|30m/],
+      ['alert nosuchmarket up 10', /^Not found: No market/],
+      ['pause', /Usage: \/pause <alert id>/],
+      ['frobnicate', /Unknown command "frobnicate"/],
+    ];
+    for (const [text, expected] of cases) expect((await runCommand(ctx, dm(1008), text)).text, text).toMatch(expected);
+  });
+
+  it('token in a group says a private message was sent and keeps the token out of the group', async () => {
+    const ctx = await chatUser('1009');
+    const reply = await runCommand(ctx, group, 'token');
+    expect(reply.text).toBe('I sent you a private message.');
+    expect(reply.privateMessage).toMatch(/API token/);
+  });
+
+  it('inbox answers even when empty', async () => {
+    const ctx = await chatUser('1010');
+    expect((await runCommand(ctx, dm(1010), 'inbox')).text).toBe('Your inbox is empty.');
+  });
+});

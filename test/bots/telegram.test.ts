@@ -1,0 +1,149 @@
+import express from 'express';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBotsRole } from '../../src/bots/role.js';
+import { createTelegramBot, TELEGRAM_MENU, webhookSecret } from '../../src/bots/telegram/index.js';
+import { createLogger } from '../../src/logger.js';
+import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
+import { getSubscription } from '../../src/services/subscriptions/index.js';
+import type { Update } from 'grammy/types';
+import { seedEvent, type SeededEvent } from '../support/catalog.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { startFakeBotApi, type FakeBotApi } from './fake-bot-api.js';
+
+const TOKEN = '123456:TEST-token';
+let env: TestEnv;
+let api: FakeBotApi;
+let event: SeededEvent;
+const logger = createLogger('silent');
+let updateId = 1;
+
+const user = (id: number) => ({ id, is_bot: false, first_name: `User ${id}` });
+
+function commandUpdate(fromId: number, text: string, chat: { id: number; type: 'private' | 'group' } = { id: fromId, type: 'private' }): Update {
+  const length = text.split(' ')[0]!.length;
+  return {
+    update_id: updateId++,
+    message: {
+      message_id: updateId,
+      date: Math.floor(Date.now() / 1000),
+      chat: chat.type === 'private' ? { ...chat, first_name: 'U' } : { ...chat, title: 'Group' },
+      from: user(fromId),
+      text,
+      entities: [{ type: 'bot_command', offset: 0, length }],
+    },
+  } as Update;
+}
+
+function callbackUpdate(fromId: number, data: string) {
+  return {
+    update_id: updateId++,
+    callback_query: {
+      id: `cb-${updateId}`,
+      from: user(fromId),
+      chat_instance: 'ci',
+      data,
+      message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: fromId, type: 'private' as const, first_name: 'U' }, text: 'x' },
+    },
+  };
+}
+
+function makeBot() {
+  return createTelegramBot({ token: TOKEN, apiRoot: api.url, deps: { database: env.database, config: env.config, logger } });
+}
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  api = await startFakeBotApi(TOKEN);
+  event = await seedEvent(env.database, { title: 'Election turnout record', markets: 2 });
+});
+afterAll(async () => {
+  await api?.close();
+  await env?.close();
+});
+
+describe('the Telegram bot against a local fake Bot API', () => {
+  it('answers /search with the events and an inline keyboard of watch buttons', async () => {
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7001, '/search election turnout'));
+    const sent = api.callsTo('sendMessage').at(-1)!.body;
+    expect(sent.chat_id).toBe(7001);
+    expect(sent.text).toContain('Election turnout record');
+    expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: expect.stringContaining('Watch'), callback_data: `watch:${event.id}` }]]);
+  });
+
+  it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7002, `/alert@OddswatchTestBot ${event.markets[0]!.id} down 35 every 60m`));
+    const sent = api.callsTo('sendMessage').at(-1)!.body;
+    expect(sent.chat_id).toBe(7002);
+    expect(sent.text).toContain('Crossing Down 35%');
+    const pause = sent.reply_markup.inline_keyboard[0][0];
+    expect(pause.callback_data).toMatch(/^pause:/);
+    const subscriptionId = pause.callback_data.slice('pause:'.length);
+
+    await bot.handleUpdate(callbackUpdate(7002, pause.callback_data));
+    const answered = api.callsTo('answerCallbackQuery').at(-1)!.body;
+    expect(answered.text).toBe('Paused:');
+    const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7002' });
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    const stored = await getSubscription({ ctx, input: { subscriptionId } });
+    expect(stored.status).toEqual({ enabled: false, reason: 'Paused by user' });
+    expect(stored.channels).toEqual([{ type: 'Telegram', settings: { telegramChatId: 7002 } }]);
+    expect(api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
+  });
+
+  it('in a group, /token goes to the private chat and the group only hears that it was sent', async () => {
+    const bot = makeBot();
+    await bot.init();
+    const before = api.callsTo('sendMessage').length;
+    await bot.handleUpdate(commandUpdate(7003, '/token', { id: -5000, type: 'group' }));
+    const [dm, inGroup] = api.callsTo('sendMessage').slice(before).map((c) => c.body);
+    expect(dm!.chat_id).toBe(7003);
+    expect(dm!.text).toMatch(/API token/);
+    expect(inGroup!.chat_id).toBe(-5000);
+    expect(inGroup!.text).toBe('I sent you a private message.');
+  });
+
+  it('ignores commands addressed to another bot', async () => {
+    const bot = makeBot();
+    await bot.init();
+    const before = api.calls.length;
+    await bot.handleUpdate(commandUpdate(7004, '/help@SomeOtherBot', { id: -6000, type: 'group' }));
+    expect(api.calls.length).toBe(before);
+  });
+
+  it('the bots role sets the command menu and serves webhook updates when TELEGRAM_WEBHOOK_URL is set', async () => {
+    const config = { ...env.config, TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_URL: api.url, TELEGRAM_WEBHOOK_URL: 'https://bots.example.com/telegram' };
+    const role = await startBotsRole({ database: env.database, config, logger });
+    expect(api.callsTo('setMyCommands').at(-1)!.body.commands).toEqual(TELEGRAM_MENU);
+    expect(api.callsTo('setWebhook').at(-1)!.body).toEqual({ url: 'https://bots.example.com/telegram', secret_token: webhookSecret(TOKEN) });
+    const { path, handler } = role.telegram!.webhook!;
+    expect(path).toBe('/telegram');
+    const app = express().use(express.json()).post(path, handler);
+    await supertest(app).post('/telegram').send(commandUpdate(7005, '/help')).expect(401); // no secret header
+    await supertest(app)
+      .post('/telegram')
+      .set('X-Telegram-Bot-Api-Secret-Token', webhookSecret(TOKEN))
+      .send(commandUpdate(7005, '/help'))
+      .expect(200);
+    expect(api.callsTo('sendMessage').at(-1)!.body).toMatchObject({ chat_id: 7005, text: expect.stringContaining('/alert') });
+    await role.stop();
+  });
+
+  it('the bots role long-polls by default and stops cleanly', async () => {
+    const config = { ...env.config, TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_URL: api.url, TELEGRAM_WEBHOOK_URL: undefined };
+    const role = await startBotsRole({ database: env.database, config, logger });
+    api.queueUpdate(commandUpdate(7006, '/inbox'));
+    await expect.poll(() => api.callsTo('sendMessage').some((c) => c.body.chat_id === 7006), { timeout: 5000 }).toBe(true);
+    await role.stop();
+  });
+
+  it('starts no bot without TELEGRAM_BOT_TOKEN', async () => {
+    const role = await startBotsRole({ database: env.database, config: { ...env.config, TELEGRAM_BOT_TOKEN: undefined }, logger });
+    expect(role.telegram).toBeUndefined();
+    await role.stop();
+  });
+});
