@@ -162,7 +162,10 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   function tick(): void {
     const nowMs = now();
     handleFirings(index.sweep(nowMs), { receivedAtMs: nowMs });
-    void prices.flush().catch((error: unknown) => logger.warn({ err: error }, 'saving token prices failed'));
+    // Saved through the write queue, behind the firings those prices caused: a crash between the
+    // two must leave the old price stored, so the restart finds the crossing again.
+    const changed = prices.takeChanged();
+    if (changed.length > 0) void enqueue(() => prices.save(changed));
   }
 
   const runner: EngineRunner = {

@@ -17,12 +17,16 @@ export class TokenPriceStore {
     this.dirty.set(token, price);
   }
 
-  /** Saves the prices changed since the last flush (one statement per 500 tokens). */
-  flush(): Promise<void> {
+  /** The prices changed since the last call, taken now; `save` writes them later. */
+  takeChanged(): [string, number][] {
+    const batch = [...this.dirty];
+    this.dirty = new Map();
+    return batch;
+  }
+
+  /** Writes a taken batch (one statement per 500 tokens), after any earlier save. */
+  save(batch: [string, number][]): Promise<void> {
     this.flushing = this.flushing.then(async () => {
-      if (this.dirty.size === 0) return;
-      const batch = [...this.dirty];
-      this.dirty = new Map();
       for (let i = 0; i < batch.length; i += 500) {
         const rows = batch.slice(i, i + 500).map(([tokenId, price]) => ({ tokenId, price, updatedAt: new Date() }));
         await this.database.db
@@ -32,5 +36,9 @@ export class TokenPriceStore {
       }
     });
     return this.flushing;
+  }
+
+  flush(): Promise<void> {
+    return this.save(this.takeChanged());
   }
 }
