@@ -34,12 +34,17 @@ export async function runStartBench(args: string[]): Promise<void> {
   const baseline: number[] = [];
   const fresh: number[] = [];
   const reopen: number[] = [];
+  const reopenAll: number[] = [];
   for (let i = 0; i < runs; i++) {
     baseline.push(await timeUntil(['-e', ''], {}));
     const dir = await mkdtemp(path.join(tmpdir(), 'oddswatch-bench-start-'));
     try {
       fresh.push(await timeUntil(['src/main.ts'], { ...env, DATA_DIR: dir }, '"Oddswatch started"'));
       reopen.push(await timeUntil(['src/main.ts'], { ...env, DATA_DIR: dir }, '"Oddswatch started"'));
+      // Every role, as `npm start` runs; no bot token, and a venue that need not answer for the start.
+      reopenAll.push(
+        await timeUntil(['src/main.ts'], { ...env, ROLES: 'api,engine,worker,sync,bots', GAMMA_URL: 'http://127.0.0.1:9', DATA_DIR: dir }, '"Oddswatch started"'),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -51,6 +56,7 @@ export async function runStartBench(args: string[]): Promise<void> {
       ['baseline: tsx running an empty script', median(baseline).toFixed(0), baseline.map((x) => x.toFixed(0)).join(', ')],
       ['first start, empty DATA_DIR (initdb + migrate)', median(fresh).toFixed(0), fresh.map((x) => x.toFixed(0)).join(', ')],
       ['later start, existing DATA_DIR', median(reopen).toFixed(0), reopen.map((x) => x.toFixed(0)).join(', ')],
+      ['later start, every role', median(reopenAll).toFixed(0), reopenAll.map((x) => x.toFixed(0)).join(', ')],
     ],
   );
 }

@@ -6,16 +6,12 @@ import { migrate, MIGRATIONS_FOLDER, migrationsApplied, openDatabase, type Datab
 import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
 import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
-import { startEngineRole } from './engine/runner/role.js';
 import { bootstrapFirstAccount } from './services/accounts/index.js';
-import { startWorkerRole } from './delivery/role.js';
 import { createNotificationStream } from './http/notification-stream.js';
 import { notificationRoutes } from './http/routes/notifications.js';
-import { startSyncRole } from './catalog/role.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { catalogRoutes } from './http/routes/search.js';
 import { startVenue, type VenueEndpoints } from './venue/start.js';
-import { startBotsRole } from './bots/role.js';
 
 export interface RunningService {
   database: Database;
@@ -50,11 +46,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     // Catalog: the venue (or the in-process simulator), then the sync role as leader.
     const venue = await startVenue(config, logger);
     stops.push(() => venue.stop());
-    const sync = config.ROLES.has('sync') ? startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
+    // Role modules load only when their role runs: bots and the engine pull in large libraries.
+    const sync = config.ROLES.has('sync') ? (await import('./catalog/role.js')).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
     if (sync) stops.push(() => sync.stop());
 
     // Bots before the API: in webhook mode the API server carries the Telegram webhook route.
-    const bots = config.ROLES.has('bots') ? await startBotsRole(deps) : undefined;
+    const bots = config.ROLES.has('bots') ? await (await import('./bots/role.js')).startBotsRole(deps) : undefined;
     if (bots) stops.push(() => bots.stop());
     const webhook = bots?.telegram?.webhook;
     if (webhook && !config.ROLES.has('api')) logger.warn('TELEGRAM_WEBHOOK_URL is set but this process runs no api role to receive it');
@@ -81,10 +78,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       stops.push(() => inboxStream.close()); // runs first: open streams would hold the server's close
     }
     if (config.ROLES.has('engine')) {
+      const { startEngineRole } = await import('./engine/runner/role.js');
       const engine = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl });
       stops.push(() => engine.stop());
     }
     if (config.ROLES.has('worker')) {
+      const { startWorkerRole } = await import('./delivery/role.js');
       const worker = await startWorkerRole(deps);
       stops.push(() => worker.stop());
     }

@@ -1,5 +1,5 @@
 import type { SystemDeps } from '../services/context.js';
-import { startTelegramBot, type RunningTelegramBot } from './telegram/index.js';
+import type { RunningTelegramBot } from './telegram/index.js';
 
 export interface BotsRole {
   telegram?: RunningTelegramBot;
@@ -8,7 +8,8 @@ export interface BotsRole {
 
 /** The `bots` role: each bot whose token is set. Discord is not built yet. */
 export async function startBotsRole(deps: SystemDeps): Promise<BotsRole> {
-  const telegram = deps.config.TELEGRAM_BOT_TOKEN ? await startTelegramBot(deps) : undefined;
+  // grammY loads only when a bot token is set.
+  const telegram = deps.config.TELEGRAM_BOT_TOKEN ? await (await import('./telegram/index.js')).startTelegramBot(deps) : undefined;
   if (!telegram) deps.logger.info('bots role: TELEGRAM_BOT_TOKEN is not set; no bot started');
   return {
     telegram,

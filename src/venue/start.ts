@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createSimulator, SimulatorScenario } from './simulator/index.js';
 
 export interface VenueEndpoints {
   gammaUrl: string;
@@ -17,6 +16,7 @@ export async function startVenue(config: Config, logger: Logger): Promise<VenueE
   if (config.VENUE !== 'simulator') {
     return { gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clobWsUrl: config.CLOB_WS_URL, stop: async () => {} };
   }
+  const { createSimulator, SimulatorScenario } = await import('./simulator/index.js');
   const scenario = config.SIMULATOR_SCENARIO
     ? SimulatorScenario.parse(JSON.parse(await readFile(config.SIMULATOR_SCENARIO, 'utf8')))
     : undefined;
