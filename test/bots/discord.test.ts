@@ -18,7 +18,7 @@ let nextId = 1;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  api = await startFakeDiscordApi();
+  api = await startFakeDiscordApi(APP);
   event = await seedEvent(env.database, { title: 'Mars landing before 2030', markets: 2 });
 });
 afterAll(async () => {
@@ -60,7 +60,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
     expect(put.authorization).toBe('Bot discord-bot-token');
     const names = put.body.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'alert', 'alerts', 'pause', 'resume', 'delete', 'inbox', 'token']);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'pause', 'resume', 'delete', 'inbox', 'token']);
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],
@@ -81,6 +81,9 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     ];
     expect(optionsToText('alert', opts)).toBe('alert 501314 up 60 every 30m');
     expect(optionsToText('alerts')).toBe('alerts');
+    expect(optionsToText('watchlist', [{ name: 'rename', type: 1, options: [{ name: 'name', type: 3, value: 'Macro bets' }, { name: 'id', type: 3, value: 'w1' }] }])).toBe(
+      'watchlist rename w1 Macro bets',
+    );
     expect(DISCORD_COMMANDS.every((c) => c.description.length <= 100)).toBe(true);
   });
 
@@ -115,8 +118,9 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const stored = await getSubscription({ ctx, input: { subscriptionId } });
     expect(stored.channels).toEqual([{ type: 'Discord', settings: { discordWebhookUrl: expect.stringMatching(/\/api\/webhooks\/\d+\/hooktoken\d+$/) } }]);
 
-    // The same channel again: the webhook is reused.
+    // The same channel again, and from a restarted bot (found by GET): the webhook is reused.
     await bot.handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, type: 'up', percent: 70 }, { channel: 'chan-a' }));
+    await makeBot().handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, type: 'up', percent: 80 }, { channel: 'chan-a' }));
     expect(api.callsTo('POST', /^\/v10\/channels\/chan-a\/webhooks$/).length - before).toBe(1);
 
     const press: RawInteraction = { ...base('8002', 3, { channel: 'chan-a' }), data: { custom_id: pause.custom_id } };

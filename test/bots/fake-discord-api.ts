@@ -19,11 +19,12 @@ export interface FakeDiscordApi {
 }
 
 /** A throwaway Discord REST API on 127.0.0.1 answering what the bot uses, recording every call. */
-export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
+export async function startFakeDiscordApi(applicationId: string): Promise<FakeDiscordApi> {
   const calls: DiscordCall[] = [];
   const forbiddenChannels = new Set<string>();
   let hookId = 9000;
   let url = '';
+  const hooks = new Map<string, object[]>(); // channel id → webhooks made there
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -42,10 +43,14 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         res.statusCode = 204;
         return res.end();
       }
-      if (req.method === 'POST' && (m = /^\/v10\/channels\/([^/]+)\/webhooks$/.exec(path))) {
-        if (forbiddenChannels.has(m[1]!)) return json(403, { message: 'Missing Permissions', code: 50013 });
+      if ((m = /^\/v10\/channels\/([^/]+)\/webhooks$/.exec(path))) {
+        const channel = m[1]!;
+        if (forbiddenChannels.has(channel)) return json(403, { message: 'Missing Permissions', code: 50013 });
+        if (req.method === 'GET') return json(200, hooks.get(channel) ?? []);
         const id = String(++hookId);
-        return json(200, { id, token: `hooktoken${id}`, channel_id: m[1], name: body?.name, url: `${url}/api/webhooks/${id}/hooktoken${id}` });
+        const hook = { id, token: `hooktoken${id}`, channel_id: channel, name: body?.name, application_id: applicationId, url: `${url}/api/webhooks/${id}/hooktoken${id}` };
+        hooks.set(channel, [...(hooks.get(channel) ?? []), hook]);
+        return json(200, hook);
       }
       return json(404, { message: 'Unknown route', code: 0 });
     });

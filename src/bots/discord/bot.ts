@@ -51,6 +51,15 @@ export interface DiscordBot {
 
 class NeedsPermission extends Error {}
 
+const WEBHOOK_NAME = 'Oddswatch';
+interface Webhook {
+  id: string;
+  name?: string | null;
+  token?: string;
+  url?: string;
+  application_id?: string | null;
+}
+
 function components(reply: BotReply) {
   if (!reply.buttons || reply.buttons.length === 0) return undefined;
   return reply.buttons.slice(0, 5).map((row) => ({
@@ -98,11 +107,11 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deps }
     let url = webhooks.get(channelId);
     if (!url) {
       try {
-        const hook = (await rest.post(Routes.channelWebhooks(channelId), { body: { name: 'Oddswatch' } })) as {
-          id: string;
-          token?: string;
-          url?: string;
-        };
+        // Reuse ours after a restart (a channel holds at most 15 webhooks); otherwise create one.
+        const existing = ((await rest.get(Routes.channelWebhooks(channelId))) as Webhook[]).find(
+          (w) => w.name === WEBHOOK_NAME && w.application_id === applicationId && w.token,
+        );
+        const hook = existing ?? ((await rest.post(Routes.channelWebhooks(channelId), { body: { name: WEBHOOK_NAME } })) as Webhook);
         url = hook.url ?? `https://discord.com/api/webhooks/${hook.id}/${hook.token}`;
       } catch (err) {
         if (err instanceof DiscordAPIError && err.status === 403) throw new NeedsPermission(NEED_WEBHOOK_PERMISSION);

@@ -22,6 +22,23 @@ export const DISCORD_COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[]
     .addStringOption((o) => o.setName('watchlist').setDescription('Watchlist id or name ("My watchlist" by default)')),
   cmd('unwatch').addStringOption((o) => o.setName('event').setDescription('Event link, slug or id').setRequired(true)),
   cmd('watchlists'),
+  cmd('watchlist')
+    .addSubcommand((s) =>
+      s.setName('new').setDescription('Create a watchlist').addStringOption((o) => o.setName('name').setDescription('Its name').setRequired(true)),
+    )
+    .addSubcommand((s) =>
+      s.setName('show').setDescription('One watchlist and its events').addStringOption((o) => o.setName('watchlist').setDescription('Id or name').setRequired(true)),
+    )
+    .addSubcommand((s) =>
+      s
+        .setName('rename')
+        .setDescription('Rename a watchlist')
+        .addStringOption((o) => o.setName('id').setDescription('Its id').setRequired(true))
+        .addStringOption((o) => o.setName('name').setDescription('The new name').setRequired(true)),
+    )
+    .addSubcommand((s) =>
+      s.setName('delete').setDescription('Delete a watchlist and its alerts').addStringOption((o) => o.setName('watchlist').setDescription('Id or name').setRequired(true)),
+    ),
   cmd('alert')
     .addStringOption((o) => o.setName('market').setDescription('The market (type to search)').setRequired(true).setAutocomplete(true))
     .addStringOption((o) =>
@@ -52,12 +69,21 @@ export interface RawOption {
 
 /** `/alert market:501314 type:up percent:60 repeat:every 30m` → `alert 501314 up 60 every 30m`. */
 export function optionsToText(name: string, options: RawOption[] = []): string {
-  const def = DISCORD_COMMANDS.find((c) => c.name === name);
+  return words(DISCORD_COMMANDS.find((c) => c.name === name), name, options).join(' ');
+}
+
+const SUBCOMMAND = 1;
+type OptionDef = { name: string; type: number; options?: OptionDef[] };
+
+/** The command (or subcommand) name and its option values in definition order; `/watchlist new name:X` → `watchlist new X`. */
+function words(def: { options?: readonly OptionDef[] } | undefined, name: string, options: RawOption[]): string[] {
+  const sub = options.find((o) => o.type === SUBCOMMAND);
+  if (sub) return [name, ...words(def?.options?.find((o) => o.name === sub.name), sub.name, sub.options ?? [])];
   const byName = new Map(options.map((o) => [o.name, o.value]));
   const order = def?.options?.map((o) => o.name) ?? options.map((o) => o.name);
-  const words = order
+  const values = order
     .map((n) => byName.get(n))
     .filter((v): v is string | number | boolean => v !== undefined && v !== '')
     .map((v) => String(v).trim());
-  return [name, ...words].join(' ');
+  return [name, ...values];
 }
