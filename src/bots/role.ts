@@ -1,20 +1,39 @@
 import type { SystemDeps } from '../services/context.js';
+import type { DiscordBot } from './discord/index.js';
 import type { RunningTelegramBot } from './telegram/index.js';
 
 export interface BotsRole {
   telegram?: RunningTelegramBot;
+  discord?: DiscordBot;
   stop(): Promise<void>;
 }
 
-/** The `bots` role: each bot whose token is set. Discord is not built yet. */
+/** The `bots` role: each bot whose settings are present. */
 export async function startBotsRole(deps: SystemDeps): Promise<BotsRole> {
-  // grammY loads only when a bot token is set.
-  const telegram = deps.config.TELEGRAM_BOT_TOKEN ? await (await import('./telegram/index.js')).startTelegramBot(deps) : undefined;
-  if (!telegram) deps.logger.info('bots role: TELEGRAM_BOT_TOKEN is not set; no bot started');
+  const { config, logger } = deps;
+  // Each bot's library (grammY, discord.js) loads only when its token is set.
+  const telegram = config.TELEGRAM_BOT_TOKEN ? await (await import('./telegram/index.js')).startTelegramBot(deps) : undefined;
+  if (!telegram) logger.info('bots role: TELEGRAM_BOT_TOKEN is not set; no Telegram bot started');
+  let discord: DiscordBot | undefined;
+  if (config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
+    const { createDiscordBot } = await import('./discord/index.js');
+    discord = createDiscordBot({
+      token: config.DISCORD_TOKEN,
+      applicationId: config.DISCORD_APPLICATION_ID,
+      apiUrl: config.DISCORD_API_URL,
+      guildId: config.DISCORD_GUILD_ID,
+      deps,
+    });
+    await discord.start();
+  } else {
+    logger.info('bots role: DISCORD_TOKEN and DISCORD_APPLICATION_ID are not both set; no Discord bot started');
+  }
   return {
     telegram,
+    discord,
     async stop() {
       await telegram?.stop();
+      await discord?.stop();
     },
   };
 }

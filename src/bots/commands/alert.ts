@@ -15,8 +15,9 @@ export const ALERT_TYPES: Record<string, PriceRuleType> = {
 };
 const INTERVALS: readonly TriggerInterval[] = ['5m', '30m', '60m', '6h', '12h', '24h'];
 
-/** This chat as the alert's channel. Discord has no per-chat channel yet: the in-app inbox. */
+/** This chat as the alert's channel: the transport's own (Discord webhook), a Telegram chat, or the in-app inbox. */
 function chatChannel(chat: ChatInfo): Channel {
+  if (chat.channel) return chat.channel;
   if (chat.kind === 'telegram') return { type: 'Telegram', settings: { telegramChatId: Number(chat.chatId) } };
   return { type: 'In App' };
 }

@@ -1,9 +1,12 @@
 import type { ServiceContext } from '../../services/context.js';
+import type { Channel } from '../../services/subscriptions/index.js';
 
 export interface ChatInfo {
   kind: 'telegram' | 'discord';
   chatId: string | number;
   isPrivate: boolean;
+  /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook). */
+  channel?: Channel;
 }
 
 export interface BotButton {

@@ -1,0 +1,2 @@
+export { createDiscordBot, EPHEMERAL, NEED_WEBHOOK_PERMISSION, type DiscordBot, type DiscordBotOptions, type RawInteraction } from './bot.js';
+export { DISCORD_COMMANDS, optionsToText } from './commands.js';

@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/bots/commands/index.js';
+import { createDiscordBot, DISCORD_COMMANDS, EPHEMERAL, NEED_WEBHOOK_PERMISSION, optionsToText, type RawInteraction } from '../../src/bots/discord/index.js';
+import { startBotsRole } from '../../src/bots/role.js';
+import { createLogger } from '../../src/logger.js';
+import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
+import { getSubscription } from '../../src/services/subscriptions/index.js';
+import { seedEvent, type SeededEvent } from '../support/catalog.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
+
+const APP = '111222333';
+const logger = createLogger('silent');
+let env: TestEnv;
+let api: FakeDiscordApi;
+let event: SeededEvent;
+let nextId = 1;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  api = await startFakeDiscordApi(APP);
+  event = await seedEvent(env.database, { title: 'Mars landing before 2030', markets: 2 });
+});
+afterAll(async () => {
+  await api?.close();
+  await env?.close();
+});
+
+function makeBot(guildId?: string) {
+  return createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: api.url, guildId, deps: { database: env.database, config: env.config, logger } });
+}
+
+type Where = { guild?: string; channel?: string };
+function base(userId: string, type: number, { guild = 'g1', channel = 'c1' }: Where = {}): Omit<RawInteraction, 'data'> {
+  const id = String(nextId++);
+  const who = guild ? { guild_id: guild, member: { user: { id: userId } } } : { user: { id: userId } };
+  return { id, token: `itoken${id}`, type, application_id: APP, channel_id: channel, ...who };
+}
+const slash = (userId: string, name: string, options: Record<string, string | number> = {}, where?: Where): RawInteraction => ({
+  ...base(userId, 2, where),
+  data: { name, options: Object.entries(options).map(([n, value]) => ({ name: n, type: typeof value === 'number' ? 10 : 3, value })) },
+});
+
+/** The callback the bot posted for this interaction. */
+function callbackFor(interaction: RawInteraction): any {
+  const calls = api.callsTo('POST', new RegExp(`^/v10/interactions/${interaction.id}/${interaction.token}/callback$`));
+  expect(calls).toHaveLength(1);
+  return calls[0]!.body;
+}
+
+async function discordToken(bot: ReturnType<typeof makeBot>, userId: string): Promise<string> {
+  const i = slash(userId, 'token', {}, { guild: '', channel: 'dm1' });
+  await bot.handleInteraction(i);
+  return /\n(\S+)\n/.exec(callbackFor(i).data.content)![1]!;
+}
+
+describe('the Discord bot against a local fake Discord REST API', () => {
+  it('registers every slash command through REST, globally or in one guild', async () => {
+    await makeBot().registerCommands();
+    const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
+    expect(put.authorization).toBe('Bot discord-bot-token');
+    const names = put.body.map((c: { name: string }) => c.name);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'pause', 'resume', 'delete', 'inbox', 'token']);
+    const alert = put.body.find((c: { name: string }) => c.name === 'alert');
+    expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
+      ['market', true],
+      ['type', false],
+      ['percent', false],
+      ['repeat', false],
+    ]);
+    await makeBot('guild9').registerCommands();
+    expect(api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/guilds/guild9/commands$`))).toHaveLength(1);
+  });
+
+  it('turns options back into command text', () => {
+    const opts = [
+      { name: 'repeat', type: 3, value: 'every 30m' },
+      { name: 'percent', type: 10, value: 60 },
+      { name: 'market', type: 3, value: '501314' },
+      { name: 'type', type: 3, value: 'up' },
+    ];
+    expect(optionsToText('alert', opts)).toBe('alert 501314 up 60 every 30m');
+    expect(optionsToText('alerts')).toBe('alerts');
+    expect(optionsToText('watchlist', [{ name: 'rename', type: 1, options: [{ name: 'name', type: 3, value: 'Macro bets' }, { name: 'id', type: 3, value: 'w1' }] }])).toBe(
+      'watchlist rename w1 Macro bets',
+    );
+    expect(DISCORD_COMMANDS.every((c) => c.description.length <= 100)).toBe(true);
+  });
+
+  it('answers /search with a type 4 message holding the results and watch buttons', async () => {
+    const bot = makeBot();
+    const i = slash('8001', 'search', { query: 'mars landing' });
+    await bot.handleInteraction(i);
+    const body = callbackFor(i);
+    expect(body.type).toBe(4);
+    expect(body.data.content).toContain('Mars landing before 2030');
+    expect(body.data.content).toContain(`market ${event.markets[0]!.id}`);
+    expect(body.data.flags).toBeUndefined();
+    expect(body.data.components[0].components[0]).toMatchObject({ type: 2, custom_id: `watch:${event.id}` });
+  });
+
+  it('an alert in a guild channel creates the channel webhook once and stores a Discord channel; a pause button pauses it', async () => {
+    const bot = makeBot();
+    const before = api.callsTo('POST', /^\/v10\/channels\/chan-a\/webhooks$/).length;
+    const i = slash('8002', 'alert', { market: event.markets[0]!.id, type: 'down', percent: 35, repeat: 'every 60m' }, { channel: 'chan-a' });
+    await bot.handleInteraction(i);
+    const hooks = api.callsTo('POST', /^\/v10\/channels\/chan-a\/webhooks$/).slice(before);
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0]!.body).toEqual({ name: 'Oddswatch' });
+    const body = callbackFor(i);
+    expect(body.data.content).toContain('Crossing Down 35%');
+    const pause = body.data.components[0].components[0];
+    expect(pause.custom_id).toMatch(/^pause:/);
+    const subscriptionId = pause.custom_id.slice('pause:'.length);
+
+    const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8002' });
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    const stored = await getSubscription({ ctx, input: { subscriptionId } });
+    expect(stored.channels).toEqual([{ type: 'Discord', settings: { discordWebhookUrl: expect.stringMatching(/\/api\/webhooks\/\d+\/hooktoken\d+$/) } }]);
+
+    // The same channel again, and from a restarted bot (found by GET): the webhook is reused.
+    await bot.handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, type: 'up', percent: 70 }, { channel: 'chan-a' }));
+    await makeBot().handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, type: 'up', percent: 80 }, { channel: 'chan-a' }));
+    expect(api.callsTo('POST', /^\/v10\/channels\/chan-a\/webhooks$/).length - before).toBe(1);
+
+    const press: RawInteraction = { ...base('8002', 3, { channel: 'chan-a' }), data: { custom_id: pause.custom_id } };
+    await bot.handleInteraction(press);
+    expect(callbackFor(press).data.content).toMatch(/^Paused:/);
+    expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
+  });
+
+  it('the same alert via Discord, via REST and via the Telegram command layer stores the same rule', async () => {
+    const bot = makeBot();
+    const token = await discordToken(bot, '8003');
+    const auth = { Authorization: `Bearer ${token}` };
+    const i = slash('8003', 'alert', { market: event.markets[1]!.id, type: 'step', percent: 10, repeat: 'once' }, { channel: 'chan-b' });
+    await bot.handleInteraction(i);
+    const subId = /• (\S+):/.exec(callbackFor(i).data.content)![1]!;
+    const viaDiscord = (await env.http.get(`/subscription/${subId}`).set(auth).expect(200)).body.subscription;
+    expect(viaDiscord.channels[0].type).toBe('Discord');
+
+    const created = (
+      await env.http
+        .post('/subscriptions')
+        .set(auth)
+        .send({
+          watchlistId: viaDiscord.watchlistId,
+          subscriptionScope: 'Market',
+          eventId: event.id,
+          marketId: event.markets[1]!.id,
+          subscriptionTypeConfig: { type: 'Crossing Step', config: { params: { threshold_percent: 10 } } },
+          triggerType: 'One Time',
+          channels: viaDiscord.channels,
+        })
+        .expect(201)
+    ).body.subscription;
+    const viaRest = (await env.http.get(`/subscription/${created.subscriptionId}`).set(auth).expect(200)).body.subscription;
+
+    const tgAccount = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '8003' });
+    const tgCtx = { database: env.database, config: env.config, logger, caller: { kind: 'telegram' as const, telegramUserId: '8003' }, account: tgAccount };
+    const tgToken = /\n(\S+)\n/.exec((await runCommand(tgCtx, { kind: 'telegram', chatId: 8003, isPrivate: true }, 'token')).text)![1]!;
+    const tgReply = await runCommand(tgCtx, { kind: 'telegram', chatId: 8003, isPrivate: true }, `alert ${event.markets[1]!.id} step 10 once`);
+    const tgId = /• (\S+):/.exec(tgReply.text)![1]!;
+    const viaTelegram = (await env.http.get(`/subscription/${tgId}`).set({ Authorization: `Bearer ${tgToken}` }).expect(200)).body.subscription;
+
+    const rule = (s: Record<string, unknown>) => ({ ...s, subscriptionId: 'x', createdAt: 'x', updatedAt: 'x', channels: 'x', watchlistId: 'x' });
+    expect(rule(viaDiscord)).toEqual(rule(viaRest));
+    expect(rule(viaDiscord)).toEqual(rule(viaTelegram));
+    expect(viaTelegram.channels).toEqual([{ type: 'Telegram', settings: { telegramChatId: 8003 } }]);
+  });
+
+  it('answers with the permission message, privately, when the webhook cannot be created', async () => {
+    api.forbiddenChannels.add('locked');
+    const i = slash('8004', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 50 }, { channel: 'locked' });
+    await makeBot().handleInteraction(i);
+    expect(callbackFor(i)).toEqual({ type: 4, data: { content: NEED_WEBHOOK_PERMISSION, flags: EPHEMERAL } });
+    expect((await runCommand(
+      { database: env.database, config: env.config, logger, caller: { kind: 'discord', discordUserId: '8004' }, account: await findOrCreateChatAccount(env, { kind: 'discord', userId: '8004' }) },
+      { kind: 'discord', chatId: 'x', isPrivate: true },
+      'alerts',
+    )).text).toContain('no alerts');
+  });
+
+  it('autocompletes markets by question and alerts by id (type 8)', async () => {
+    const bot = makeBot();
+    const market: RawInteraction = {
+      ...base('8005', 4),
+      data: { name: 'alert', options: [{ name: 'market', type: 3, value: 'mars landing', focused: true }] },
+    };
+    await bot.handleInteraction(market);
+    const choices = callbackFor(market);
+    expect(choices.type).toBe(8);
+    expect(choices.data.choices).toEqual(event.markets.map((m) => ({ name: expect.any(String), value: m.id })));
+
+    const created = slash('8005', 'alert', { market: event.markets[0]!.id, type: 'below', percent: 20 }, { guild: '', channel: 'dm5' });
+    await bot.handleInteraction(created);
+    const subId = /• (\S+):/.exec(callbackFor(created).data.content)![1]!;
+    const id: RawInteraction = { ...base('8005', 4), data: { name: 'pause', options: [{ name: 'id', type: 3, value: subId.slice(0, 6), focused: true }] } };
+    await bot.handleInteraction(id);
+    expect(callbackFor(id)).toEqual({ type: 8, data: { choices: [{ name: expect.stringContaining('Less Than 20%'), value: subId }] } });
+  });
+
+  it('private replies (token, alerts, inbox, watchlists) are ephemeral', async () => {
+    const bot = makeBot();
+    for (const name of ['token', 'alerts', 'inbox', 'watchlists']) {
+      const i = slash('8006', name);
+      await bot.handleInteraction(i);
+      expect(callbackFor(i).data.flags, name).toBe(EPHEMERAL);
+    }
+    const help = slash('8006', 'help');
+    await bot.handleInteraction(help);
+    expect(callbackFor(help).data.content).toContain('/alert');
+  });
+
+  it('the bots role registers the commands and survives a failed gateway login', async () => {
+    const config = { ...env.config, TELEGRAM_BOT_TOKEN: undefined, DISCORD_TOKEN: 'role-token', DISCORD_APPLICATION_ID: APP, DISCORD_API_URL: api.url, DISCORD_GUILD_ID: 'g-role' };
+    const role = await startBotsRole({ database: env.database, config, logger });
+    expect(role.discord).toBeDefined();
+    expect(api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/guilds/g-role/commands$`))).toHaveLength(1);
+    await role.stop();
+    const none = await startBotsRole({ database: env.database, config: { ...config, DISCORD_TOKEN: undefined }, logger });
+    expect(none.discord).toBeUndefined();
+    await none.stop();
+  });
+});
