@@ -27,16 +27,26 @@ describe('Telegram message', () => {
     expect(text).not.toContain('<2026>');
   });
 
-  it('offers buttons for the market and the chart', () => {
+  it('offers buttons for the market and the chart, and to pause or delete the alert', () => {
     expect(formatTelegramMessage(pricePayload, links).reply_markup.inline_keyboard).toEqual([
       [
         { text: 'Open market', url: links.venueUrl },
         { text: 'Chart', url: links.chartUrl },
       ],
+      [
+        { text: 'Pause alert', callback_data: 'pause:sub-1' },
+        { text: 'Delete alert', callback_data: 'delete:sub-1' },
+      ],
     ]);
     expect(formatTelegramMessage(marketClosedPayload, { venueUrl: links.venueUrl }).reply_markup.inline_keyboard).toEqual([
       [{ text: 'Open market', url: links.venueUrl }],
+      [
+        { text: 'Pause alert', callback_data: 'pause:sub-2' },
+        { text: 'Delete alert', callback_data: 'delete:sub-2' },
+      ],
     ]);
+    const { subscriptionId: _, ...demo } = marketClosedPayload as Record<string, unknown>;
+    expect(formatTelegramMessage(demo, { venueUrl: links.venueUrl }).reply_markup.inline_keyboard).toHaveLength(1);
   });
 
   it('announces a closed market', () => {
@@ -56,7 +66,7 @@ describe('Telegram channel', () => {
       chat_id: 4242,
       parse_mode: 'HTML',
       link_preview_options: { is_disabled: true },
-      reply_markup: { inline_keyboard: [[{ text: 'Open market' }, { text: 'Chart' }]] },
+      reply_markup: { inline_keyboard: [[{ text: 'Open market' }, { text: 'Chart' }], [{ text: 'Pause alert' }, { text: 'Delete alert' }]] },
     });
   });
 

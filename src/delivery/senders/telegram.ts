@@ -9,7 +9,7 @@ export function escapeHtml(text: string): string {
 
 export interface TelegramMessage {
   text: string;
-  reply_markup: { inline_keyboard: { text: string; url: string }[][] };
+  reply_markup: { inline_keyboard: ({ text: string; url: string } | { text: string; callback_data: string })[][] };
 }
 
 export function formatTelegramMessage(payload: Record<string, unknown>, links: DeliveryJob['links']): TelegramMessage {
@@ -25,7 +25,16 @@ export function formatTelegramMessage(payload: Record<string, unknown>, links: D
   line('Watchlist', s.watchlistName);
   const buttons = [{ text: 'Open market', url: links.venueUrl }];
   if (links.chartUrl) buttons.push({ text: 'Chart', url: links.chartUrl });
-  return { text: lines.join('\n'), reply_markup: { inline_keyboard: [buttons] } };
+  const rows: TelegramMessage['reply_markup']['inline_keyboard'] = [buttons];
+  // The bot answers these callbacks with the same pause and delete commands as typed ones.
+  const subscriptionId = payload.subscriptionId;
+  if (typeof subscriptionId === 'string') {
+    rows.push([
+      { text: 'Pause alert', callback_data: `pause:${subscriptionId}` },
+      { text: 'Delete alert', callback_data: `delete:${subscriptionId}` },
+    ]);
+  }
+  return { text: lines.join('\n'), reply_markup: { inline_keyboard: rows } };
 }
 
 export interface TelegramSenderOptions {
