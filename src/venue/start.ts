@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 
@@ -16,10 +15,8 @@ export async function startVenue(config: Config, logger: Logger): Promise<VenueE
   if (config.VENUE !== 'simulator') {
     return { gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clobWsUrl: config.CLOB_WS_URL, stop: async () => {} };
   }
-  const { createSimulator, SimulatorScenario } = await import('./simulator/index.js');
-  const scenario = config.SIMULATOR_SCENARIO
-    ? SimulatorScenario.parse(JSON.parse(await readFile(config.SIMULATOR_SCENARIO, 'utf8')))
-    : undefined;
+  const { createSimulator, loadScenario } = await import('./simulator/index.js');
+  const scenario = await loadScenario(config.SIMULATOR_SCENARIO);
   const sim = createSimulator({
     port: config.SIMULATOR_PORT,
     seed: config.SIMULATOR_SEED,

@@ -13,6 +13,7 @@ import { announceSubscriptionChange } from '../../services/watchlists/changes.js
 import { loadChannels, lockSubscription } from './fire.js';
 import { insertNotificationWithDeliveries, payloadChannels } from './notify.js';
 import { fanOutToDemoWebhooks } from '../../delivery/demo-fanout.js';
+import { venueEncodedOutcomes } from '../../domain/outcomes.js';
 
 export interface CatalogChange {
   id: number;
@@ -64,8 +65,7 @@ export function statusPayload(change: CatalogChange, event: EventRow, notice: St
         ? {
             marketId: m.id,
             marketQuestion: m.question,
-            outcomes: JSON.stringify(m.outcomes),
-            outcomePrices: JSON.stringify(m.outcomePrices.map(String)),
+            ...venueEncodedOutcomes(m),
           }
         : {}),
       polymarketSlug: event.slug,

@@ -3,6 +3,7 @@ import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
 import type { ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { DemoEventsInput } from './schemas.js';
+import { venueEncodedOutcomes } from '../../domain/outcomes.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
@@ -43,8 +44,7 @@ export async function listDemoEvents({ ctx, input }: { ctx: ServiceContext; inpu
           id: m.id,
           question: m.question,
           slug: m.slug,
-          outcomes: JSON.stringify(m.outcomes),
-          outcomePrices: JSON.stringify(m.outcomePrices.map(String)),
+          ...venueEncodedOutcomes(m),
           active: m.active,
           closed: m.closed,
           volume: m.volume,

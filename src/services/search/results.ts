@@ -2,6 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
+import { venueEncodedOutcomes } from '../../domain/outcomes.js';
 
 export interface SearchResult {
   id: string;
@@ -45,9 +46,7 @@ export async function loadSearchResults(database: Database, config: Config, ids:
             id: m.id,
             image: m.image,
             question: m.question,
-            // The venue's own encoding: JSON strings of string arrays.
-            outcomes: JSON.stringify(m.outcomes),
-            outcomePrices: JSON.stringify(m.outcomePrices.map(String)),
+            ...venueEncodedOutcomes(m),
             serviceSVGLink: `${base}/markets/${encodeURIComponent(m.id)}/chart.svg`,
           })),
       },

@@ -47,7 +47,7 @@ export interface Simulator {
 }
 
 export { SimState } from './state.js';
-export { SimulatorScenario } from './schemas.js';
+export { loadScenario, SimulatorScenario } from './schemas.js';
 
 export function createSimulator(options: SimulatorOptions): Simulator {
   const host = options.host ?? '127.0.0.1';

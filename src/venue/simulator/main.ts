@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { createLogger } from '../../logger.js';
 import { createSimulator } from './index.js';
-import { SimulatorScenario } from './schemas.js';
+import { loadScenario } from './schemas.js';
 
 const Env = z.object({
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65_535).default(3100),
@@ -22,9 +21,7 @@ async function main(): Promise<void> {
   }
   const env = parsed.data;
   const logger = createLogger(env.LOG_LEVEL);
-  const scenario = env.SIMULATOR_SCENARIO
-    ? SimulatorScenario.parse(JSON.parse(await readFile(env.SIMULATOR_SCENARIO, 'utf8')))
-    : undefined;
+  const scenario = await loadScenario(env.SIMULATOR_SCENARIO);
   const sim = createSimulator({
     port: env.SIMULATOR_PORT,
     host: env.SIMULATOR_HOST,

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 
 const slug = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase words joined by dashes').max(120);
@@ -21,3 +22,9 @@ export const ControlDisconnectInput = z.object({ refuseMs: z.number().int().min(
 /** A scenario file: extra events added after the generated catalog. */
 export const SimulatorScenario = z.object({ events: z.array(ControlEventInput).default([]) });
 export type SimulatorScenario = z.infer<typeof SimulatorScenario>;
+
+/** A scenario file (SIMULATOR_SCENARIO): extra events on top of the seeded catalog. */
+export async function loadScenario(path: string | undefined): Promise<SimulatorScenario | undefined> {
+  if (!path) return undefined;
+  return SimulatorScenario.parse(JSON.parse(await readFile(path, 'utf8')));
+}
