@@ -141,3 +141,11 @@ function isTransaction(on: Queryable): on is Tx {
 export function notifyChange(on: Queryable, channel: string, payload: string) {
   return on.execute(sql`select pg_notify(${channel}, ${payload})`);
 }
+
+/** PostgreSQL's unique_violation (23505), which drizzle may wrap in `cause`; nothing else matches. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (typeof e === 'object' && (e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}

@@ -22,8 +22,6 @@ export interface NotificationToWrite {
   channels: { type: ChannelType; settings?: ChannelSettings | null }[];
 }
 
-const UNIQUE_VIOLATION = '23505';
-
 /**
  * Writes a notification and its deliveries (the outbox) in the caller's transaction, or its own,
  * and answers the notification id (the first write's id when the dedupe key was seen before).
@@ -86,12 +84,4 @@ export async function writeNotificationOnce(tx: Queryable, input: NotificationTo
   }
   await notifyChange(tx, DELIVERY_DUE_CHANNEL, id);
   return id;
-}
-
-/** Only PostgreSQL's unique_violation counts as "already written"; drizzle may wrap it in `cause`. */
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    if (typeof e === 'object' && (e as { code?: unknown }).code === UNIQUE_VIOLATION) return true;
-  }
-  return false;
 }

@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Queryable, Tx } from '../../db/client.js';
+import { isUniqueViolation, type Queryable, type Tx } from '../../db/client.js';
 import {
   catalogEvents,
   catalogMarkets,
@@ -9,7 +9,7 @@ import {
   watchlists,
 } from '../../db/schema/index.js';
 import type { Firing } from '../rules.js';
-import { insertNotificationWithDeliveries, isUniqueViolation, payloadChannels, type ChannelRow } from './notify.js';
+import { insertNotificationWithDeliveries, payloadChannels, type ChannelRow } from './notify.js';
 
 export interface FiringContext {
   /** When the venue data behind the price was received (ms). */

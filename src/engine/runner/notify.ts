@@ -1,9 +1,7 @@
 import type { Tx } from '../../db/client.js';
 import type { ChannelSettings } from '../../db/schema/index.js';
-import { DELIVERY_DUE_CHANNEL, writeNotificationOnce } from '../../delivery/enqueue.js';
+import { writeNotificationOnce } from '../../delivery/enqueue.js';
 import type { ChannelType, NotificationType } from '../../domain/enums.js';
-
-export const DELIVERY_DUE = DELIVERY_DUE_CHANNEL;
 
 export interface ChannelRow {
   position: number;
@@ -37,4 +35,3 @@ export function insertNotificationWithDeliveries(tx: Tx, n: NewNotification): Pr
   return writeNotificationOnce(tx, { ...n, channels: ordered.map((c) => ({ type: c.type, settings: c.settings })) });
 }
 
-export { isUniqueViolation } from '../../delivery/enqueue.js';

@@ -1,16 +1,10 @@
 import { eq } from 'drizzle-orm';
+import { isUniqueViolation } from '../../db/client.js';
 import { accounts } from '../../db/schema/index.js';
 import type { AccountRef, SystemDeps } from '../context.js';
 import { insertAccountWithToken } from './create.js';
 
 export type ChatKind = 'telegram' | 'discord';
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
-}
 
 async function findChatAccount(deps: Pick<SystemDeps, 'database'>, kind: ChatKind, userId: string) {
   const column = kind === 'telegram' ? accounts.telegramUserId : accounts.discordUserId;
