@@ -139,7 +139,16 @@ function isTransaction(on: Queryable): on is Tx {
 
 /** Queues a change-feed notice; delivered on commit, ids only. */
 export function notifyChange(on: Queryable, channel: string, payload: string) {
-  return on.execute(sql`select pg_notify(${channel}, ${payload})`);
+  return notifyChanges(on, channel, [payload]);
+}
+
+/** One notice per payload, in one round trip. */
+export function notifyChanges(on: Queryable, channel: string, payloads: readonly string[]) {
+  const values = sql.join(
+    payloads.map((p) => sql`(${p})`),
+    sql`, `,
+  );
+  return on.execute(sql`select pg_notify(${channel}, v.payload) from (values ${values}) as v(payload)`);
 }
 
 /** PostgreSQL's unique_violation (23505), which drizzle may wrap in `cause`; nothing else matches. */

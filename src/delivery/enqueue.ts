@@ -1,5 +1,5 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import { inTransaction, notifyChange, type Queryable } from '../db/client.js';
+import { eq, sql } from 'drizzle-orm';
+import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
 import { deliveries, notifications, subscriptionChannels } from '../db/schema/index.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
@@ -42,46 +42,59 @@ export async function writeNotification(on: Queryable, input: NotificationToWrit
  * also waits out a racing writer of the same key instead of aborting the transaction.
  */
 export async function writeNotificationOnce(tx: Queryable, input: NotificationToWrite): Promise<string | null> {
-  const id = newId();
+  const [id] = await writeNotificationsOnce(tx, [input]);
+  return id ?? null;
+}
+
+/**
+ * Several outbox writes in a fixed number of statements, whatever their count: each answer is the
+ * new notification id, or null where the key was written before (or earlier in the same list).
+ */
+export async function writeNotificationsOnce(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<(string | null)[]> {
+  if (inputs.length === 0) return [];
+  const rows = inputs.map((input) => ({
+    id: newId(),
+    accountId: input.accountId,
+    subscriptionId: input.subscriptionId,
+    type: input.type,
+    payload: input.payload,
+    dedupeKey: input.dedupeKey,
+  }));
   const inserted = await tx
     .insert(notifications)
-    .values({
-      id,
-      accountId: input.accountId,
-      subscriptionId: input.subscriptionId,
-      type: input.type,
-      payload: input.payload,
-      dedupeKey: input.dedupeKey,
-    })
+    .values(rows)
     .onConflictDoNothing({ target: notifications.dedupeKey })
     .returning({ id: notifications.id });
-  if (inserted.length === 0) return null;
-  if (input.channels.length > 0) {
-    await tx.insert(deliveries).values(
-      input.channels.map((channel, position) => ({
-        id: newId(),
-        notificationId: id,
-        position,
-        channelType: channel.type,
-        settings: channel.settings ?? null,
-        status: 'PENDING' as const,
-      })),
-    );
-    if (input.subscriptionId) {
-      await tx
-        .update(subscriptionChannels)
-        .set({ status: 'PENDING' })
-        .where(
-          and(
-            eq(subscriptionChannels.subscriptionId, input.subscriptionId),
-            inArray(
-              subscriptionChannels.position,
-              input.channels.map((_, position) => position),
-            ),
-          ),
-        );
-    }
+  const insertedIds = new Set(inserted.map((r) => r.id));
+  const ids = rows.map((row) => (insertedIds.has(row.id) ? row.id : null));
+  const written = inputs.flatMap((input, i) => (ids[i] ? [{ input, id: ids[i] }] : []));
+  if (written.length === 0) return ids;
+
+  const deliveryRows = written.flatMap(({ input, id }) =>
+    input.channels.map((channel, position) => ({
+      id: newId(),
+      notificationId: id,
+      position,
+      channelType: channel.type,
+      settings: channel.settings ?? null,
+      status: 'PENDING' as const,
+    })),
+  );
+  if (deliveryRows.length > 0) await tx.insert(deliveries).values(deliveryRows);
+
+  const channelKeys = written.flatMap(({ input }) =>
+    input.subscriptionId ? input.channels.map((_, position) => sql`(${input.subscriptionId}, ${position}::int)`) : [],
+  );
+  if (channelKeys.length > 0) {
+    await tx
+      .update(subscriptionChannels)
+      .set({ status: 'PENDING' })
+      .where(sql`(${subscriptionChannels.subscriptionId}, ${subscriptionChannels.position}) in (${sql.join(channelKeys, sql`, `)})`);
   }
-  await notifyChange(tx, DELIVERY_DUE_CHANNEL, id);
-  return id;
+  await notifyChanges(
+    tx,
+    DELIVERY_DUE_CHANNEL,
+    written.map((w) => w.id),
+  );
+  return ids;
 }

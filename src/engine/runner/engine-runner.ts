@@ -5,7 +5,7 @@ import { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../../services/watchlis
 import { RuleIndex } from '../index.js';
 import type { Firing } from '../rules.js';
 import { compileRule, expandPriceRules, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
-import { writeFiring, type FireOutcome, type FiringContext } from './fire.js';
+import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
 import { TokenPriceStore } from './token-prices.js';
 
 export interface EngineRunnerOptions {
@@ -47,6 +47,9 @@ export interface EngineRunner {
   off<K extends keyof EngineRunnerEvents>(event: K, listener: (...args: EngineRunnerEvents[K]) => void): EngineRunner;
 }
 
+/** Most firings written in one transaction (the statements' parameter count grows with it). */
+const MAX_BATCH = 500;
+
 interface RuleMeta {
   subscriptionId: string;
   marketId: string;
@@ -81,7 +84,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
 
   // Firings waiting for the write task; all that arrive before it runs share one commit, so the
   // commit's disk flush is paid once per batch rather than once per firing.
-  let pending: { firing: Firing; ctx: FiringContext }[] = [];
+  const pending: PendingFiring[] = [];
 
   function handleFirings(firings: readonly Firing[], ctx: FiringContext): void {
     for (const firing of firings) {
@@ -94,9 +97,14 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   }
 
   async function writePending(): Promise<void> {
-    const batch = pending;
-    pending = [];
+    const batch = pending.splice(0, MAX_BATCH);
+    if (pending.length > 0) void enqueue(writePending);
     const outcomes = await database.db.transaction(async (tx) => {
+      try {
+        return await tx.transaction((savepoint) => writeFirings(savepoint, batch));
+      } catch (error) {
+        if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
+      }
       const results: (FireOutcome | undefined)[] = [];
       for (const { firing, ctx } of batch) {
         // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
