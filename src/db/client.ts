@@ -53,15 +53,18 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return wrapPglite(await PGlite.create(dataDir));
 }
 
+/** The rows of a raw query on either engine: PGlite answers `{ rows }`, postgres.js an array. */
+export async function queryRows<T extends Record<string, unknown>>(on: Queryable, query: SQL): Promise<T[]> {
+  const result: unknown = await on.execute(query);
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
 function wrapPglite(pg: PGlite): Database {
   const db = drizzlePglite(pg, { schema }) as unknown as Db;
   return {
     kind: 'pglite',
     db,
-    async rows<T>(query: SQL, on: Queryable = db) {
-      const result = (await on.execute(query)) as unknown as { rows: T[] };
-      return result.rows;
-    },
+    rows: (query, on = db) => queryRows(on, query),
     async listen(channel, onPayload) {
       const unlisten = await pg.listen(channel, onPayload);
       return async () => {
@@ -86,9 +89,7 @@ function openPostgres(url: string, max: number): Database {
   return {
     kind: 'postgres',
     db,
-    async rows<T>(query: SQL, on: Queryable = db) {
-      return (await on.execute(query)) as unknown as T[];
-    },
+    rows: (query, on = db) => queryRows(on, query),
     async listen(channel, onPayload) {
       const { unlisten } = await client.listen(channel, (payload) => onPayload(payload));
       return unlisten;

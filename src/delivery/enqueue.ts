@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
-import { deliveries, notifications, subscriptionChannels } from '../db/schema/index.js';
+import { deliveries, notifications } from '../db/schema/index.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
@@ -82,15 +82,6 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
   );
   if (deliveryRows.length > 0) await tx.insert(deliveries).values(deliveryRows);
 
-  const channelKeys = written.flatMap(({ input }) =>
-    input.subscriptionId ? input.channels.map((_, position) => sql`(${input.subscriptionId}, ${position}::int)`) : [],
-  );
-  if (channelKeys.length > 0) {
-    await tx
-      .update(subscriptionChannels)
-      .set({ status: 'PENDING' })
-      .where(sql`(${subscriptionChannels.subscriptionId}, ${subscriptionChannels.position}) in (${sql.join(channelKeys, sql`, `)})`);
-  }
   await notifyChanges(
     tx,
     DELIVERY_DUE_CHANNEL,

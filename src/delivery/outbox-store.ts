@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { Database, Tx } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType } from '../domain/enums.js';
-import { setChannelStatus } from './channel-status.js';
 import type { DeliveryStatus } from './retry-policy.js';
 import type { SendResult } from './senders/types.js';
 
@@ -21,6 +20,16 @@ export interface ClaimedDelivery {
 }
 
 /**
+ * The worker's own writes (claims, outcomes) commit without waiting for the WAL flush: losing the
+ * last few in a database crash only sends those deliveries again, with the same id, which
+ * at-least-once delivery allows. The flush wait (several ms per commit on this disk) was the
+ * largest part of a delivery's latency. Notifications themselves are still written durably.
+ */
+async function withoutFlushWait(tx: Tx): Promise<void> {
+  await tx.execute(sql`set local synchronous_commit = off`);
+}
+
+/**
  * Claims up to `limit` due deliveries under a lease and loads what their sends need in the same
  * round trip (one query per claim batch instead of one context load per delivery).
  */
@@ -29,7 +38,10 @@ export async function claimDueDeliveries(
   limit: number,
   leaseMs: number,
 ): Promise<Array<ClaimedDelivery & { context: SendContext }>> {
-  const rows = await database.rows<ClaimedDelivery & SendContext & Record<string, unknown>>(sql`
+  const rows = await database.db.transaction(async (tx) => {
+    await withoutFlushWait(tx);
+    return database.rows<ClaimedDelivery & SendContext & Record<string, unknown>>(
+      sql`
     with claimed as (
       update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
       where id in (
@@ -52,7 +64,10 @@ export async function claimDueDeliveries(
     from claimed c
     join notifications n on n.id = c.notification_id
     join accounts a on a.id = n.account_id
-    order by c.id`);
+    order by c.id`,
+      tx,
+    );
+  });
   return rows.map((r) => ({
     id: r.id,
     notificationId: r.notificationId,
@@ -104,14 +119,14 @@ export async function recordAttempt(
 }
 
 /**
- * Records a batch of attempts in one transaction of at most three statements: the deliveries'
- * next states (only where this worker still holds the lease), their attempt rows, and the mirror
- * onto each subscription's channel when the notification is that subscription's latest.
+ * Records a batch of attempts in one transaction of two statements: the deliveries' next states
+ * (only where this worker still holds the lease) and their attempt rows.
  * Answers the ids of the deliveries whose lease was still held (the others were not touched).
  */
 export async function recordAttempts(database: Database, records: AttemptRecord[]): Promise<Set<string>> {
   if (records.length === 0) return new Set();
   return database.db.transaction(async (tx) => {
+    await withoutFlushWait(tx);
     const values = records.map(({ delivery, outcome: { result, status, retryDelayMs = 0 } }) =>
       sql`(${delivery.id}::text, ${status}::text, ${retryDelayMs}::int, ${result.error ?? null}::text, ${delivery.lease}::timestamptz)`,
     );
@@ -137,28 +152,6 @@ export async function recordAttempts(database: Database, records: AttemptRecord[
         ),
         sql`, `,
       )}`);
-    const mirrored = recorded.filter((r) => r.context.subscriptionId);
-    if (mirrored.length === 1) {
-      const [{ delivery, context, outcome }] = mirrored as [AttemptRecord];
-      await setChannelStatus(tx, { id: delivery.notificationId, ...context }, [delivery.position], outcome.status);
-    } else if (mirrored.length > 1) {
-      // A batch row whose notification is not its subscription's latest is filtered out by the
-      // not-exists, so two rows for the same channel cannot both apply.
-      await tx.execute(sql`
-        update subscription_channels sc set status = v.status
-        from (values ${sql.join(
-          mirrored.map(
-            ({ delivery, context, outcome }) =>
-              sql`(${context.subscriptionId}::text, ${delivery.position}::int, ${outcome.status}::text, ${delivery.notificationId}::text, ${context.accountId}::text)`,
-          ),
-          sql`, `,
-        )}) as v(subscription_id, position, status, notification_id, account_id)
-        where sc.subscription_id = v.subscription_id and sc.position = v.position
-          and not exists (
-            select 1 from notifications later
-            where later.account_id = v.account_id and later.subscription_id = v.subscription_id
-              and later.id > v.notification_id)`);
-    }
     return kept;
   });
 }

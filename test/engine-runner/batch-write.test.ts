@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { asc, inArray, sql } from 'drizzle-orm';
-import type { Tx } from '../../src/db/client.js';
+import { queryRows, type Tx } from '../../src/db/client.js';
 import {
   deliveries,
   notifications,
@@ -39,7 +39,7 @@ beforeAll(async () => {
     await subscribe(env, a, wl, { scope: 'Market', eventId: e1.id, marketId: e1.markets[0]!.id, triggerType: 'Recurring', triggerInterval: '5m' }),
   ];
   // One paused subscription: its firings are skipped.
-  await env.database.db.update(subscriptions).set({ enabled: false, statusReason: 'Paused' }).where(inArray(subscriptions.id, [subIds[4]!]));
+  await env.database.db.update(subscriptions).set({ enabled: false, statusReason: 'Paused by user' }).where(inArray(subscriptions.id, [subIds[4]!]));
 });
 afterAll(async () => {
   await env?.close();
@@ -64,15 +64,18 @@ async function snapshot(tx: Tx) {
     .from(subscriptions)
     .where(inArray(subscriptions.id, subIds))
     .orderBy(asc(subscriptions.id));
-  const notes = await tx.execute(sql`
+  const notes = await queryRows(
+    tx,
+    sql`
     select n.dedupe_key, n.type, n.subscription_id, n.payload - 'createdAt' as payload,
       (select json_agg(json_build_array(d.position, d.channel_type, d.settings, d.status) order by d.position)
        from deliveries d where d.notification_id = n.id) as deliveries
     from notifications n where n.subscription_id in (${sql.join(subIds.map((id) => sql`${id}`), sql`, `)})
-    order by n.dedupe_key`);
+    order by n.dedupe_key`,
+  );
   const channels = await tx.select().from(subscriptionChannels).where(inArray(subscriptionChannels.subscriptionId, subIds)).orderBy(asc(subscriptionChannels.subscriptionId), asc(subscriptionChannels.position));
   const marketState = await tx.select().from(subscriptionMarketState).where(inArray(subscriptionMarketState.subscriptionId, subIds)).orderBy(asc(subscriptionMarketState.subscriptionId), asc(subscriptionMarketState.marketId));
-  return { subs, notes: 'rows' in notes ? notes.rows : [...(notes as unknown as unknown[])], channels, marketState };
+  return { subs, notes, channels, marketState };
 }
 
 async function runThenRollBack(write: (tx: Tx) => Promise<unknown>) {

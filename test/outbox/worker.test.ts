@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'drizzle-orm';
 import { writeNotification } from '../../src/delivery/enqueue.js';
+import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
@@ -10,7 +11,7 @@ import { createSubscription, fire, OUTBOX_SETTINGS, pricePayload, startWorker, w
 let env: TestEnv;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  env = await createTestEnv(OUTBOX_SETTINGS);
+  env = await createTestEnv(OUTBOX_SETTINGS, () => ({ extraRoutes: notificationRoutes }));
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -120,6 +121,37 @@ describe(`delivery worker (${engineName})`, () => {
       }
       expect(new Set(hook.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
       expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT', 'FAILED']);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("a channel shows its latest notification's delivery; edited channels keep the status of unchanged ones", async () => {
+    const a = await env.newAccount();
+    let failing = '';
+    const hook = await receiver((req, res) => json(res, req.headers['webhook-id'] === failing ? 500 : 200, {}));
+    const webhook = { type: 'Webhook' as const, settings: { webhookUrl: `${hook.url}/hook` } };
+    const sub = await createSubscription(env, a, [{ type: 'In App' }, webhook]);
+    expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual([undefined, undefined]);
+    const worker = await startWorker(env.database, env.config);
+    try {
+      // The first notification fails its three tries after the second one was sent.
+      const first = await fire(env, a, sub);
+      failing = first.id;
+      const second = await fire(env, a, sub);
+      await waitFor(async () => (await deliveryRows(first.id))[1]?.status === 'FAILED');
+      await waitFor(async () => (await deliveryRows(second.id))[1]?.status === 'SENT');
+      expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT', 'SENT']);
+
+      // The webhook moves to the front and a new webhook is added: the kept one keeps SENT.
+      const other = { type: 'Webhook', settings: { webhookUrl: `${hook.url}/other` } };
+      await env.http.patch(`/subscription/${sub.subscriptionId}`).set(a.auth).send({ channels: [webhook, other] }).expect(200);
+      expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT', undefined]);
+
+      // Reading the inbox entry of the latest notification makes its In App channel READ.
+      await env.http.patch(`/subscription/${sub.subscriptionId}`).set(a.auth).send({ channels: [{ type: 'In App' }, webhook] }).expect(200);
+      await env.http.post(`/notifications/${second.id}/read`).set(a.auth).expect(200);
+      expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['READ', 'SENT']);
     } finally {
       await worker.stop();
     }

@@ -22,6 +22,8 @@ export const notifications = pgTable(
   (t) => [
     uniqueIndex('notifications_dedupe_idx').on(t.dedupeKey),
     index('notifications_account_idx').on(t.accountId, t.id),
+    // A subscription's latest notification: the channel status mirror's "no later one" check.
+    index('notifications_subscription_idx').on(t.subscriptionId, t.id),
   ],
 );
 

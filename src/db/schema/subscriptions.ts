@@ -1,6 +1,5 @@
 import { boolean, doublePrecision, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import {
-  CHANNEL_STATUSES,
   CHANNEL_TYPES,
   STATUS_REASONS,
   SUBSCRIPTION_SCOPES,
@@ -60,7 +59,6 @@ export const subscriptionChannels = pgTable(
     position: integer('position').notNull(),
     type: text('type', { enum: CHANNEL_TYPES }).notNull(),
     settings: jsonb('settings').$type<ChannelSettings>(),
-    status: text('status', { enum: CHANNEL_STATUSES }),
   },
   (t) => [uniqueIndex('subscription_channels_pk').on(t.subscriptionId, t.position)],
 );

@@ -2,7 +2,6 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { deliveries, notifications } from '../../db/schema/index.js';
 import type { ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
-import { setChannelStatus } from '../../delivery/channel-status.js';
 import { requireOwnedNotification } from './owned.js';
 import { NotificationIdInput } from './schemas.js';
 
@@ -10,22 +9,15 @@ import { NotificationIdInput } from './schemas.js';
 export async function markNotificationRead({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
   const { notificationId } = parseInput(NotificationIdInput, input);
   await ctx.database.db.transaction(async (tx) => {
-    const notification = await requireOwnedNotification(tx, ctx.account.id, notificationId);
+    await requireOwnedNotification(tx, ctx.account.id, notificationId);
     await tx
       .update(notifications)
       .set({ readAt: new Date() })
       .where(and(eq(notifications.id, notificationId), isNull(notifications.readAt)));
-    const inApp = await tx
+    await tx
       .update(deliveries)
       .set({ status: 'READ', leaseUntil: null, updatedAt: new Date() })
-      .where(and(eq(deliveries.notificationId, notificationId), eq(deliveries.channelType, 'In App')))
-      .returning({ position: deliveries.position });
-    await setChannelStatus(
-      tx,
-      notification,
-      inApp.map((d) => d.position),
-      'READ',
-    );
+      .where(and(eq(deliveries.notificationId, notificationId), eq(deliveries.channelType, 'In App')));
   });
   return {};
 }

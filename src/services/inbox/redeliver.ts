@@ -5,7 +5,6 @@ import { DELIVERY_DUE_CHANNEL, REDELIVER_NOTICE_PREFIX } from '../../delivery/en
 import type { ServiceContext } from '../context.js';
 import { conflict } from '../errors.js';
 import { parseInput } from '../validate.js';
-import { setChannelStatus } from '../../delivery/channel-status.js';
 import { requireOwnedNotification } from './owned.js';
 import { NotificationIdInput } from './schemas.js';
 
@@ -13,19 +12,13 @@ import { NotificationIdInput } from './schemas.js';
 export async function redeliverNotification({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
   const { notificationId } = parseInput(NotificationIdInput, input);
   await ctx.database.db.transaction(async (tx) => {
-    const notification = await requireOwnedNotification(tx, ctx.account.id, notificationId);
+    await requireOwnedNotification(tx, ctx.account.id, notificationId);
     const requeued = await tx
       .update(deliveries)
       .set({ status: 'PENDING', attempts: 0, dueAt: new Date(), leaseUntil: null, lastError: null, updatedAt: new Date() })
       .where(and(eq(deliveries.notificationId, notificationId), inArray(deliveries.status, ['FAILED', 'BLOCKED_BY_USER'])))
       .returning({ position: deliveries.position });
     if (requeued.length === 0) throw conflict('This notification has no failed deliveries to send again');
-    await setChannelStatus(
-      tx,
-      notification,
-      requeued.map((d) => d.position),
-      'PENDING',
-    );
     await notifyChange(tx, DELIVERY_DUE_CHANNEL, `${REDELIVER_NOTICE_PREFIX}${notificationId}`);
   });
   return {};

@@ -29,10 +29,8 @@ export async function prepareChannels(channels: Channel[], checks: ChannelChecks
 export const checkChannels = (ctx: ServiceContext, channels: Channel[]) =>
   prepareChannels(channels, { maxChannels: ctx.config.MAX_CHANNELS_PER_SUBSCRIPTION, checkUrl: outboundUrlCheck(ctx) });
 
-/** Replaces a subscription's channels. A channel kept as it was keeps its delivery status. */
+/** Replaces a subscription's channels (a channel kept as it was keeps its status: see channelStatus). */
 export async function writeChannels(tx: Tx, subscriptionId: string, channels: Channel[]): Promise<void> {
-  const before = await tx.select().from(subscriptionChannels).where(eq(subscriptionChannels.subscriptionId, subscriptionId));
-  const statusOf = new Map(before.map((c) => [JSON.stringify([c.type, c.settings ?? {}]), c.status]));
   await tx.delete(subscriptionChannels).where(eq(subscriptionChannels.subscriptionId, subscriptionId));
   await tx.insert(subscriptionChannels).values(
     channels.map((c, position) => {
@@ -42,7 +40,6 @@ export async function writeChannels(tx: Tx, subscriptionId: string, channels: Ch
         position,
         type: c.type,
         settings,
-        status: statusOf.get(JSON.stringify([c.type, settings])) ?? null,
       };
     }),
   );

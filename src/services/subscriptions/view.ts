@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
+import { channelStatus, latestDeliveries } from '../../delivery/channel-status.js';
 import {
   catalogEvents,
   catalogMarkets,
@@ -69,13 +70,18 @@ export async function loadSubscriptionViews(on: Queryable, filter: Filter): Prom
     .from(subscriptionChannels)
     .where(inArray(subscriptionChannels.subscriptionId, rows.map((r) => r.sub.id)))
     .orderBy(asc(subscriptionChannels.position));
+  const latest = await latestDeliveries(
+    on,
+    rows.map((r) => r.sub.id),
+  );
   const channelsBySub = new Map<string, SubscriptionView['channels']>();
   for (const c of channels) {
     const list = channelsBySub.get(c.subscriptionId) ?? [];
+    const status = channelStatus(c, latest.get(c.subscriptionId));
     list.push({
       type: c.type,
       ...(c.settings && Object.keys(c.settings).length > 0 ? { settings: c.settings } : {}),
-      ...(c.status ? { status: c.status } : {}),
+      ...(status ? { status } : {}),
     });
     channelsBySub.set(c.subscriptionId, list);
   }
