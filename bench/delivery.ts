@@ -1,25 +1,25 @@
 import { spawn } from 'node:child_process';
-import http from 'node:http';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
+import { openDatabase, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { deliveries, notifications } from '../src/db/schema/index.js';
-import { writeNotification } from '../src/delivery/enqueue.js';
 import { createSenders } from '../src/delivery/senders/index.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../src/delivery/worker.js';
 import { createLogger } from '../src/logger.js';
 import { postJson } from '../src/net/http-post.js';
 import { insertAccountWithToken } from '../src/services/accounts/index.js';
 import { newId } from '../src/services/ids.js';
+import { runEndToEnd } from './end-to-end.js';
+import { Receiver } from './receiver.js';
 import { fmt, machine, percentile, printTable } from './support.js';
 
 // `npm run bench -- delivery`: the webhook outbox on PostgreSQL against a local receiver.
 // 1. the receiver's own capacity (postJson loop, same agent and concurrency as the worker);
 // 2. a queue of N deliveries drained by 1 and 2 in-process workers;
-// 3. end to end: writeNotification paced at --rate per second with a worker listening.
+// 3. end to end: simulator price moves at --rate firings per second to the webhook received (see end-to-end.ts).
 
 export interface DeliveryBenchOptions {
   deliveries: number;
@@ -29,8 +29,11 @@ export interface DeliveryBenchOptions {
   rate: number;
   seconds: number;
   maxWorkers: number;
-  /** End to end: 1 writes each firing in its own transaction (as the engine runner does), 0 one transaction per 10 ms tick. */
-  txPerFiring: number;
+  /** End to end: markets moved in turn, and Crossing subscriptions on each (a move fires that many). */
+  markets: number;
+  perMarket: number;
+  /** End to end: 1 runs the engine and the delivery worker in separate service processes. */
+  split: number;
   /** 1 runs each worker in a child process of its own (the receiver and writer stay in this one). */
   child: number;
 }
@@ -43,7 +46,9 @@ const DEFAULTS: DeliveryBenchOptions = {
   rate: 1000,
   seconds: 10,
   maxWorkers: 2,
-  txPerFiring: 0,
+  markets: 50,
+  perMarket: 10,
+  split: 0,
   child: 0,
 };
 
@@ -54,44 +59,6 @@ export function deliveryBenchOptions(args: string[]): DeliveryBenchOptions {
     if (key !== undefined && key in options && value !== undefined) options[key as keyof DeliveryBenchOptions] = Number(value);
   }
   return options;
-}
-
-const nowMs = () => performance.timeOrigin + performance.now();
-
-/** Answers 200 at once and records each webhook-id's receive times (wall clock, ms). */
-class Receiver {
-  readonly seen = new Map<string, number[]>();
-  received = 0;
-  private server = http.createServer((req, res) => {
-    const at = nowMs();
-    const id = String(req.headers['webhook-id'] ?? '');
-    req.resume();
-    req.on('end', () => {
-      this.received++;
-      const times = this.seen.get(id);
-      if (times) times.push(at);
-      else this.seen.set(id, [at]);
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
-      res.end('ok');
-    });
-  });
-  url = '';
-
-  async start() {
-    this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-
-  reset() {
-    this.seen.clear();
-    this.received = 0;
-  }
-
-  close() {
-    this.server.closeAllConnections();
-    return new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
 }
 
 function payloadFor(i: number, userId: string) {
@@ -271,50 +238,6 @@ async function queueRun(database: Database, databaseUrl: string, receiver: Recei
   return { workers, seconds, rate: sent / seconds, sent, ...tally(receiver, enqueuedAt) };
 }
 
-async function endToEnd(database: Database, databaseUrl: string, receiver: Receiver, accountId: string, o: DeliveryBenchOptions) {
-  await database.db.execute(sql`truncate notifications cascade`);
-  receiver.reset();
-  const stop = await startWorkers(databaseUrl, 1, o);
-  const enqueuedAt = new Map<string, number>();
-  const total = o.rate * o.seconds;
-  const tickMs = 10;
-  const perTick = Math.max(1, Math.round((o.rate * tickMs) / 1000));
-  const started = performance.now();
-  const writes: Promise<void>[] = [];
-  let written = 0;
-  let behind = 0;
-  for (let tick = 0; written < total; tick++) {
-    const due = started + tick * tickMs;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    else behind++;
-    const firings: Array<{ i: number; at: number }> = [];
-    for (let k = 0; k < perTick && written < total; k++) firings.push({ i: written++, at: nowMs() });
-    const write = (on: Queryable, { i, at }: { i: number; at: number }) =>
-      writeNotification(on, {
-        accountId,
-        subscriptionId: null,
-        type: 'price_notification',
-        payload: payloadFor(i, accountId),
-        dedupeKey: `e2e:${i}`,
-        channels: [{ type: 'Webhook', settings: { webhookUrl: receiver.url } }],
-      }).then((id) => void enqueuedAt.set(id, at));
-    if (o.txPerFiring) for (const f of firings) writes.push(write(database.db, f));
-    else
-      writes.push(
-        database.db.transaction(async (tx) => {
-          for (const f of firings) await write(tx, f);
-        }),
-      );
-  }
-  await Promise.all(writes);
-  const writeSeconds = (performance.now() - started) / 1000;
-  const deadline = performance.now() + 30_000;
-  while (receiver.seen.size < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  await stop();
-  return { total, writeRate: total / writeSeconds, behindTicks: behind, ...tally(receiver, enqueuedAt) };
-}
-
 export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
   const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const dbName = `oddswatch_bench_${process.pid}`;
@@ -325,7 +248,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
   await admin.unsafe(`create database ${dbName}`);
   console.log(`Machine: ${machine()}; database ${dbName} on ${new URL(baseUrl).host}`);
   console.log(
-    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} txPerFiring=${o.txPerFiring} child=${o.child}`,
+    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} markets=${o.markets} perMarket=${o.perMarket} split=${o.split} child=${o.child}`,
   );
   const receiver = new Receiver();
   await receiver.start();
@@ -351,10 +274,16 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
       ]);
     }
     if (o.rate > 0) {
-      const e = await endToEnd(database, databaseUrl, receiver, account.userId, o);
+      const e = await runEndToEnd(database, databaseUrl, o);
+      console.log(`end to end: ${fmt(e.received)} of ${fmt(e.expected)} webhooks received, p50 ${fmt(e.p50, 1)} ms, p99 ${fmt(e.p99, 1)} ms`);
+      for (const [stage, q] of Object.entries(e.stages)) console.log(`  ${stage}: p50 ${fmt(q.p50, 1)} ms, p99 ${fmt(q.p99, 1)} ms`);
+      const { cpu } = e;
+      console.log(
+        `  CPU over ${cpu.elapsedSeconds.toFixed(1)} s: machine ${cpu.machine.toFixed(1)} s of ${(cpu.elapsedSeconds * os.cpus().length).toFixed(1)}; bench (driver + receiver) ${cpu.bench.toFixed(1)} s; ${cpu.children.map((c) => `${c.name} ${c.seconds.toFixed(1)} s`).join('; ')}`,
+      );
       rows.push([
-        `end to end, writeNotification at ${fmt(o.rate)}/s for ${o.seconds} s, ${o.txPerFiring ? 'a transaction per firing' : 'a transaction per 10 ms tick'} (1 worker${o.child ? ' process' : ' in-process'}, LISTEN)`,
-        `${fmt(e.writeRate)} writes/s achieved${e.behindTicks > 0 ? `, ${e.behindTicks} ticks late` : ''}`,
+        `end to end, simulator price move → webhook received, ${fmt(o.rate)} firings/s for ${o.seconds} s (${fmt(e.movesPerSecond)} moves/s × ${o.perMarket} subscriptions, ${o.markets} markets; ${o.split ? 'engine and worker in separate processes' : 'one service process'})`,
+        `${fmt(e.expected)} firings${e.lateMoves > 0 ? `, ${e.lateMoves} moves late` : ''}`,
         `${fmt(e.p50, 1)} ms / ${fmt(e.p99, 1)} ms (max ${fmt(e.max, 1)})`,
         String(e.lost),
         String(e.duplicated),

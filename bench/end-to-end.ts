@@ -1,0 +1,333 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../src/db/client.js';
+import { insertAccountWithToken } from '../src/services/accounts/index.js';
+import { Receiver } from './receiver.js';
+import { percentile } from './support.js';
+
+// End to end on real processes: a price move made through the simulator's control endpoint, sent
+// on its market WebSocket, read by the engine, written to the outbox, sent by the delivery worker
+// and received by a local webhook receiver. The simulator and the service (or services, with
+// `split`) are child processes started the way a user starts them; the receiver and the driver
+// live in the bench process. Latency runs from the simulator's own timestamp of the move (the
+// `price_change` message's `timestamp`, carried to the webhook as
+// `detectionDetails.priceChangeTimeMs`) to the receiver's clock; all share one machine clock.
+
+export interface EndToEndOptions {
+  /** Firings per second to produce. */
+  rate: number;
+  seconds: number;
+  /** Markets moved in turn. */
+  markets: number;
+  /** Crossing subscriptions on each market: one move fires this many. */
+  perMarket: number;
+  /** 1 runs the engine and the delivery worker in separate service processes. */
+  split: number;
+}
+
+export interface EndToEndResult {
+  expected: number;
+  received: number;
+  lost: number;
+  duplicated: number;
+  movesPerSecond: number;
+  lateMoves: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** p50 and p99 of each stage: move → detected, detected → payload built, built → received. */
+  stages: Record<'detect' | 'write' | 'deliver', { p50: number; p99: number }>;
+  /** CPU seconds used during the measured phase: the machine's, this process's and each child's. */
+  cpu: { elapsedSeconds: number; machine: number; bench: number; children: { name: string; seconds: number }[] };
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Child {
+  name: string;
+  process: ChildProcess;
+  output: string;
+}
+
+/** Starts a TypeScript entry point with this process's loader; resolves once `ready` matches its output (at once without one). */
+function startChild(name: string, entry: string, env: Record<string, string>, ready: RegExp | null): Promise<Child> {
+  const child: Child = {
+    name,
+    process: spawn(process.execPath, [...process.execArgv, `${ROOT}${entry}`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    output: '',
+  };
+  if (!ready) {
+    child.process.stdout!.on('data', (chunk: Buffer) => (child.output += chunk.toString()));
+    child.process.stderr!.on('data', (chunk: Buffer) => (child.output += chunk.toString()));
+    return Promise.resolve(child);
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.process.kill('SIGKILL');
+      reject(new Error(`${entry} did not start:\n${child.output}`));
+    }, 60_000);
+    const onData = (chunk: Buffer) => {
+      child.output += chunk.toString();
+      if (ready.test(child.output)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.process.stdout!.on('data', onData);
+    child.process.stderr!.on('data', onData);
+    child.process.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code}:\n${child.output}`));
+    });
+  });
+}
+
+async function stopChild(child: Child): Promise<void> {
+  if (child.process.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
+  child.process.kill('SIGTERM');
+  await exited;
+}
+
+async function call(url: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`);
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds the whole machine spent busy, from /proc/stat. */
+function machineBusySeconds(): number {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    return (ticks.reduce((a, b) => a + b, 0) - idle) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+function quantiles(values: number[]) {
+  const sorted = Float64Array.from(values).sort();
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+interface VenueEvent {
+  id: string;
+  closed?: boolean;
+  markets: { id: string; closed?: boolean }[];
+}
+
+export async function runEndToEnd(database: Database, databaseUrl: string, o: EndToEndOptions): Promise<EndToEndResult> {
+  // (subscription, move time) → receive times: one webhook per subscription per move.
+  const received = new Map<string, number[]>();
+  // Where the time goes, per first receipt: venue → engine detection → payload built (in the write) → received.
+  const stages = { detect: [] as number[], write: [] as number[], deliver: [] as number[] };
+  let counting = false;
+  const receiver = new Receiver((body, at) => {
+    if (!counting) return;
+    const p = JSON.parse(body.toString()) as {
+      subscriptionId: string;
+      createdAt: string;
+      detectedAtMs: number;
+      detectionDetails: { priceChangeTimeMs: string };
+    };
+    const key = `${p.subscriptionId}@${p.detectionDetails.priceChangeTimeMs}`;
+    if (!received.has(key)) {
+      const built = Date.parse(p.createdAt);
+      stages.detect.push(p.detectedAtMs - Number(p.detectionDetails.priceChangeTimeMs));
+      stages.write.push(built - p.detectedAtMs);
+      stages.deliver.push(at - built);
+    }
+    const times = received.get(key);
+    if (times) times.push(at - Number(p.detectionDetails.priceChangeTimeMs));
+    else received.set(key, [at - Number(p.detectionDetails.priceChangeTimeMs)]);
+  });
+  await receiver.start();
+  const children: Child[] = [];
+  try {
+    const simulatorPort = await freePort();
+    const sim = await startChild(
+      'simulator',
+      'src/venue/simulator/main.ts',
+      { SIMULATOR_PORT: String(simulatorPort), SIMULATOR_RANDOM_WALK: 'false', LOG_LEVEL: 'warn' },
+      /control: \S+\n/,
+    );
+    children.push(sim);
+    const printed = (name: string) => new RegExp(`${name}=(\\S+)`).exec(sim.output)![1]!;
+    const control = /control: (\S+)/.exec(sim.output)![1]!;
+    const apiPort = await freePort();
+    const api = `http://127.0.0.1:${apiPort}`;
+    const serviceEnv = (roles: string, port: number): Record<string, string> => ({
+      DATABASE_URL: databaseUrl,
+      VENUE: 'polymarket',
+      GAMMA_URL: printed('GAMMA_URL'),
+      CLOB_URL: printed('CLOB_URL'),
+      CLOB_WS_URL: printed('CLOB_WS_URL'),
+      ROLES: roles,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ALLOW_PRIVATE_URLS: 'true',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_SUBSCRIPTIONS: '100000',
+      LOG_LEVEL: 'warn',
+    });
+    const { token } = await insertAccountWithToken(database.db, { name: 'end to end' });
+    children.push(
+      await startChild(
+        o.split ? 'service (api, sync, engine)' : 'service (api, sync, engine, worker)',
+        'src/main.ts',
+        serviceEnv(o.split ? 'api,sync,engine' : 'api,sync,engine,worker', apiPort),
+        null,
+      ),
+    );
+    await until(async () => (await fetch(`${api}/readyz`).catch(() => undefined))?.ok === true, 'the service to be ready');
+    if (o.split) children.push(await startChild('service (worker)', 'src/main.ts', serviceEnv('worker', await freePort()), null));
+
+    const state = (await call(`${control}/state`)) as unknown as { events: VenueEvent[] };
+    const picked = state.events
+      .filter((e) => !e.closed && e.markets.some((m) => !m.closed))
+      .slice(0, o.markets)
+      .map((e) => ({ eventId: e.id, marketId: e.markets.find((m) => !m.closed)!.id }));
+    if (picked.length < o.markets) throw new Error(`the simulator has only ${picked.length} open events`);
+    const marketIds = picked.map((p) => p.marketId);
+    await until(async () => {
+      const [row] = await database.rows<{ n: number }>(
+        sql`select count(*)::int as n from catalog_markets where id in (${sql.join(marketIds.map((id) => sql`${id}`), sql`, `)})`,
+      );
+      return (row?.n ?? 0) === marketIds.length;
+    }, 'the catalog sync');
+
+    // Every market below the threshold before any rule exists, so creating them fires nothing.
+    for (const m of marketIds) await call(`${control}/markets/${m}/price`, { body: { price: 0.45 } });
+    const watchlist = (await call(`${api}/watchlists`, {
+      token,
+      body: { name: 'end to end', events: Object.fromEntries(picked.map((p) => [p.eventId, {}])) },
+    })) as { watchList: { id: string } };
+    for (const p of picked) {
+      for (let k = 0; k < o.perMarket; k++) {
+        await call(`${api}/subscriptions`, {
+          token,
+          body: {
+            watchlistId: watchlist.watchList.id,
+            subscriptionScope: 'Market',
+            eventId: p.eventId,
+            marketId: p.marketId,
+            subscriptionTypeConfig: { type: 'Crossing', config: { params: { threshold_percent: 50 } } },
+            triggerType: 'Recurring',
+            triggerInterval: '0m',
+            channels: [{ type: 'Webhook', settings: { webhookUrl: receiver.url } }],
+          },
+        });
+      }
+    }
+
+    // Warm-up: one crossing per market, until every subscription's webhook has arrived.
+    const price = new Map(marketIds.map((m) => [m, 0.45]));
+    const move = async (m: string) => {
+      const next = price.get(m)! < 0.5 ? 0.55 : 0.45;
+      price.set(m, next);
+      await call(`${control}/markets/${m}/price`, { body: { price: next } });
+    };
+    const warm = async () => {
+      const before = receiver.received;
+      for (const m of marketIds) await move(m);
+      return () => receiver.received - before >= marketIds.length * o.perMarket;
+    };
+    await until(async () => {
+      const done = await warm();
+      await sleep(1000);
+      return done();
+    }, 'the warm-up firings (engine subscribed to every token)');
+    await sleep(1000);
+
+    // Measured: moves evenly spaced, markets in turn, each move firing `perMarket` webhooks.
+    const movesPerSecond = o.rate / o.perMarket;
+    const totalMoves = Math.round(movesPerSecond * o.seconds);
+    const spacingMs = 1000 / movesPerSecond;
+    const cpuBefore = children.map((c) => cpuSeconds(c.process.pid));
+    const busyBefore = machineBusySeconds();
+    const benchCpuBefore = process.cpuUsage();
+    counting = true;
+    const started = performance.now();
+    let lateMoves = 0;
+    const inFlight: Promise<void>[] = [];
+    for (let i = 0; i < totalMoves; i++) {
+      const wait = started + i * spacingMs - performance.now();
+      if (wait > 0) await sleep(wait);
+      else if (wait < -spacingMs) lateMoves++;
+      inFlight.push(move(marketIds[i % marketIds.length]!));
+    }
+    await Promise.all(inFlight);
+    const expected = totalMoves * o.perMarket;
+    const deadline = Date.now() + 30_000;
+    while (received.size < expected && Date.now() < deadline) await sleep(100);
+    await sleep(500); // late duplicates
+    counting = false;
+    const elapsed = (performance.now() - started) / 1000;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const cpu = {
+      elapsedSeconds: elapsed,
+      machine: machineBusySeconds() - busyBefore,
+      bench: (benchCpu.user + benchCpu.system) / 1e6,
+      children: children.map((c, i) => ({ name: c.name, seconds: cpuSeconds(c.process.pid) - cpuBefore[i]! })),
+    };
+
+    const latencies = Float64Array.from([...received.values()].map((t) => t[0]!)).sort();
+    return {
+      expected,
+      received: received.size,
+      lost: expected - received.size,
+      duplicated: [...received.values()].filter((t) => t.length > 1).length,
+      movesPerSecond,
+      lateMoves,
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      max: latencies[latencies.length - 1] ?? NaN,
+      cpu,
+      stages: {
+        detect: quantiles(stages.detect),
+        write: quantiles(stages.write),
+        deliver: quantiles(stages.deliver),
+      },
+    };
+  } finally {
+    for (const child of children.reverse()) await stopChild(child);
+    await receiver.close();
+  }
+}
