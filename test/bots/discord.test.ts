@@ -1,16 +1,28 @@
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/bots/commands/index.js';
-import { createDiscordBot, DISCORD_COMMANDS, EPHEMERAL, NEED_WEBHOOK_PERMISSION, optionsToText, type RawInteraction } from '../../src/bots/discord/index.js';
+import {
+  createDiscordBot,
+  DISCORD_COMMANDS,
+  discordInteractionsEndpoint,
+  EPHEMERAL,
+  NEED_WEBHOOK_PERMISSION,
+  optionsToText,
+  type RawInteraction,
+} from '../../src/bots/discord/index.js';
 import { startBotsRole } from '../../src/bots/role.js';
 import { writeNotification } from '../../src/delivery/enqueue.js';
+import { createApp } from '../../src/http/app.js';
 import { startWorkerRole } from '../../src/delivery/role.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import { getSubscription } from '../../src/services/subscriptions/index.js';
 import { waitFor } from '../outbox/support.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { ConfigError, parseConfig } from '../../src/config.js';
+import { createTestEnv, TEST_SETTINGS, type TestEnv } from '../support/context.js';
 import { startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
 
 const APP = '111222333';
@@ -245,6 +257,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const config = { ...env.config, TELEGRAM_BOT_TOKEN: undefined, DISCORD_TOKEN: 'role-token', DISCORD_APPLICATION_ID: APP, DISCORD_API_URL: api.url, DISCORD_GUILD_ID: 'g-role' };
     const role = await startBotsRole({ database: env.database, config, logger });
     expect(role.discord).toBeDefined();
+    expect(role.discordInteractions).toBeUndefined(); // no DISCORD_PUBLIC_KEY
     expect(api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/guilds/g-role/commands$`))).toHaveLength(1);
     await role.stop();
     const none = await startBotsRole({ database: env.database, config: { ...config, DISCORD_TOKEN: undefined }, logger });
@@ -402,5 +415,84 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     } finally {
       api.rejectDeferrals = false;
     }
+  });
+
+  describe('interactions over HTTP (POST /discord/interactions)', () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const publicKeyHex = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
+
+    /** The real API app with the endpoint mounted, as src/service.ts does. */
+    function appWith(bot: ReturnType<typeof makeBot>) {
+      const endpoint = discordInteractionsEndpoint(publicKeyHex, bot, logger);
+      return createApp({ config: env.config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [endpoint] });
+    }
+    /** POSTs `raw` as Discord would: signed (timestamp + body) with `key`. */
+    function post(app: ReturnType<typeof appWith>, raw: string, key: KeyObject = privateKey, signedBody = raw) {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = sign(null, Buffer.from(timestamp + signedBody), key).toString('hex');
+      return supertest(app)
+        .post('/discord/interactions')
+        .set('content-type', 'application/json')
+        .set('X-Signature-Ed25519', signature)
+        .set('X-Signature-Timestamp', timestamp)
+        .send(raw);
+    }
+
+    it('answers PING with PONG and refuses bad signatures with 401 {error}', async () => {
+      const app = appWith(makeBot());
+      const ping = JSON.stringify({ id: 'p1', token: 'ptoken', type: 1, application_id: APP });
+      expect((await post(app, ping).expect(200)).body).toEqual({ type: 1 });
+
+      const stranger = generateKeyPairSync('ed25519').privateKey;
+      const refused = [
+        await post(app, ping, stranger), // signed by someone else
+        await post(app, ping.replace('p1', 'p2'), privateKey, ping), // body changed after signing
+        await supertest(app).post('/discord/interactions').set('content-type', 'application/json').send(ping), // unsigned
+        await supertest(app).post('/discord/interactions').set('X-Signature-Ed25519', 'zz').set('X-Signature-Timestamp', '1').send(ping),
+      ];
+      for (const res of refused) {
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: expect.any(String) });
+      }
+      const notJson = await post(app, '{"type":');
+      expect(notJson.status).toBe(400);
+      expect(notJson.body).toEqual({ error: expect.any(String) });
+    });
+
+    it('hands commands to handleInteraction and answers in the HTTP response, not the REST callback', async () => {
+      const app = appWith(makeBot());
+      const help = slash('8201', 'help');
+      const res = await post(app, JSON.stringify(help)).expect(200);
+      expect(res.body).toMatchObject({ type: 4, data: { content: expect.stringContaining('/alert') } });
+      const list = slash('8201', 'alerts');
+      expect((await post(app, JSON.stringify(list)).expect(200)).body).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+      expect(api.calls.filter((c) => c.path.includes(help.token) || c.path.includes(list.token))).toEqual([]);
+    });
+
+    it('a slow command answers "thinking…" over HTTP and its answer then replaces it through the webhook', async () => {
+      const app = appWith(makeBot(undefined, 50));
+      const { held } = await slowSubscriptions(300);
+      const list = slash('8202', 'alerts');
+      const res = await post(app, JSON.stringify(list)).expect(200);
+      await held;
+      expect(res.body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
+      await waitFor(() => followUps(list).length > 0);
+      expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } }]);
+      expect(api.callsTo('POST', new RegExp(`^/v10/interactions/${list.id}/`))).toEqual([]);
+    });
+
+    it('the bots role offers the endpoint when DISCORD_PUBLIC_KEY is set', async () => {
+      expect(() => parseConfig({ DISCORD_PUBLIC_KEY: 'not-a-key' })).toThrow(ConfigError);
+      const parsed = parseConfig({ ...TEST_SETTINGS, DISCORD_TOKEN: 'role-token', DISCORD_APPLICATION_ID: APP, DISCORD_API_URL: api.url, DISCORD_PUBLIC_KEY: publicKeyHex });
+      const config = { ...env.config, ...parsed, ROLES: env.config.ROLES };
+      const role = await startBotsRole({ database: env.database, config, logger });
+      try {
+        expect(role.discordInteractions?.path).toBe('/discord/interactions');
+        const app = createApp({ config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [role.discordInteractions!] });
+        expect((await post(app, JSON.stringify({ id: 'p3', token: 'ptoken3', type: 1 })).expect(200)).body).toEqual({ type: 1 });
+      } finally {
+        await role.stop();
+      }
+    });
   });
 });

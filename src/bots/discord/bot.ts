@@ -48,10 +48,18 @@ export interface DiscordBotOptions {
   deps: SystemDeps;
 }
 
+/** The first answer to an interaction (a callback body such as `{ type: 4, data }`). */
+export type InteractionCallback = (body: object) => Promise<void>;
+
 export interface DiscordBot {
   rest: REST;
   registerCommands(): Promise<void>;
-  handleInteraction(interaction: RawInteraction): Promise<void>;
+  /**
+   * Answers one interaction. `callback` takes the first answer when the interaction came over
+   * HTTP (it is the HTTP response); without it the first answer is POSTed to the REST callback
+   * endpoint (gateway interactions). Later answers go through the interaction's webhook either way.
+   */
+  handleInteraction(interaction: RawInteraction, callback?: InteractionCallback): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -101,9 +109,11 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
   const webhooks = new Map<string, string>(); // channel id → webhook URL
   let client: Client | undefined;
 
-  async function respond(interaction: RawInteraction, body: object): Promise<void> {
-    await rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body, auth: false });
-  }
+  const callbackOverRest =
+    (interaction: RawInteraction): InteractionCallback =>
+    async (body) => {
+      await rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body, auth: false });
+    };
 
   /** The one answer to a command or a button click: `send(text, ephemeral, reply)`. */
   type Send = (text: string, ephemeral: boolean, reply?: BotReply) => Promise<void>;
@@ -113,11 +123,11 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
    * "thinking…" first (type 5, private when the answer is expected to be) so the interaction does
    * not expire, and the answer then replaces that placeholder through the interaction's webhook.
    */
-  function answerer(interaction: RawInteraction, privateByDefault: boolean, log: Logger): Send {
+  function answerer(interaction: RawInteraction, respond: InteractionCallback, privateByDefault: boolean, log: Logger): Send {
     let deferral: Promise<boolean> | undefined;
     const timer = setTimeout(() => {
       const body = { type: CALLBACK.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, ...(privateByDefault ? { data: { flags: EPHEMERAL } } : {}) };
-      deferral = respond(interaction, body).then(
+      deferral = respond(body).then(
         () => true,
         (err: unknown) => {
           log.warn({ err: loggable(err) }, 'discord: deferring the answer failed');
@@ -131,7 +141,7 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
       const data = { content: truncate(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
       // A failed deferral left the interaction unanswered: answering in one step is the last chance.
       if (!deferral || !(await deferral)) {
-        return respond(interaction, { type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE, data: { ...data, ...(ephemeral ? { flags: EPHEMERAL } : {}) } });
+        return respond({ type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE, data: { ...data, ...(ephemeral ? { flags: EPHEMERAL } : {}) } });
       }
       if (ephemeral && !privateByDefault) {
         // The placeholder is public and an edit cannot make it private: answer in a private
@@ -197,7 +207,7 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
     await send(reply.text, isPrivate(interaction), reply);
   }
 
-  async function autocomplete(interaction: RawInteraction, ctx: ServiceContext): Promise<void> {
+  async function autocomplete(interaction: RawInteraction, ctx: ServiceContext, respond: InteractionCallback): Promise<void> {
     const focused = interaction.data?.options?.find((o) => o.focused);
     const typed = String(focused?.value ?? '').trim();
     let choices: { name: string; value: string }[] = [];
@@ -216,10 +226,10 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
         .map((s) => ({ name: truncate(describeSubscription(s).replace(/^• /, ''), 100), value: s.subscriptionId }))
         .filter((c) => c.name.toLowerCase().includes(lower));
     }
-    await respond(interaction, { type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: choices.slice(0, MAX_CHOICES) } });
+    await respond({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: choices.slice(0, MAX_CHOICES) } });
   }
 
-  async function handleInteraction(interaction: RawInteraction): Promise<void> {
+  async function handleInteraction(interaction: RawInteraction, callback?: InteractionCallback): Promise<void> {
     const log = deps.logger.child({ discordInteractionId: interaction.id });
     const answered = interaction.type === INTERACTION.APPLICATION_COMMAND || interaction.type === INTERACTION.MESSAGE_COMPONENT;
     if (!answered && interaction.type !== INTERACTION.AUTOCOMPLETE) {
@@ -227,10 +237,11 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
       return;
     }
     // Started before the account lookup: the 3 s Discord allows count from the interaction's arrival.
-    const send = answered ? answerer(interaction, isPrivate(interaction), log) : undefined;
+    const respond = callback ?? callbackOverRest(interaction);
+    const send = answered ? answerer(interaction, respond, isPrivate(interaction), log) : undefined;
     try {
       const ctx = await serviceContext(interaction, log);
-      if (!send) return await autocomplete(interaction, ctx);
+      if (!send) return await autocomplete(interaction, ctx, respond);
       const text =
         interaction.type === INTERACTION.APPLICATION_COMMAND
           ? optionsToText(interaction.data?.name ?? '', interaction.data?.options)
