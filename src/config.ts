@@ -43,6 +43,12 @@ export const ConfigSchema = z.object({
   DISCORD_APPLICATION_ID: optionalText,
   DISCORD_API_URL: url.optional(),
   DISCORD_GUILD_ID: optionalText,
+  /** The application's Ed25519 public key: set, the API server receives interactions at POST /discord/interactions. */
+  DISCORD_PUBLIC_KEY: z
+    .string()
+    .trim()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be the 64 hex characters of the application public key')
+    .optional(),
   TELEGRAM_BOT_TOKEN: optionalText,
   TELEGRAM_API_URL: url.default('https://api.telegram.org'),
   TELEGRAM_WEBHOOK_URL: url.optional(),

@@ -55,6 +55,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (bots) stops.push(() => bots.stop());
     const webhook = bots?.telegram?.webhook;
     if (webhook && !config.ROLES.has('api')) logger.warn('TELEGRAM_WEBHOOK_URL is set but this process runs no api role to receive it');
+    const discordInteractions = bots?.discordInteractions;
+    if (discordInteractions && !config.ROLES.has('api')) logger.warn('DISCORD_PUBLIC_KEY is set but this process runs no api role to receive interactions');
 
     let url: string | undefined;
     if (config.ROLES.has('api')) {
@@ -64,7 +66,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         ...deps,
         extraRoutes: [...catalogRoutes, ...demoRoutes, ...notificationRoutes],
         streams: [inboxStream.route],
-        webhooks: webhook ? [webhook] : [],
+        webhooks: [...(webhook ? [webhook] : []), ...(discordInteractions ? [discordInteractions] : [])],
         readiness: async () =>
           (await migrationsApplied(database, expected)) ? { ready: true } : { ready: false, reason: 'migrations pending' },
       });

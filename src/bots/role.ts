@@ -1,10 +1,12 @@
 import type { SystemDeps } from '../services/context.js';
-import type { DiscordBot } from './discord/index.js';
+import type { DiscordBot, InteractionsEndpoint } from './discord/index.js';
 import type { RunningTelegramBot } from './telegram/index.js';
 
 export interface BotsRole {
   telegram?: RunningTelegramBot;
   discord?: DiscordBot;
+  /** With DISCORD_PUBLIC_KEY: the route Discord POSTs interactions to, for the API server. */
+  discordInteractions?: InteractionsEndpoint;
   stop(): Promise<void>;
 }
 
@@ -15,8 +17,9 @@ export async function startBotsRole(deps: SystemDeps): Promise<BotsRole> {
   const telegram = config.TELEGRAM_BOT_TOKEN ? await (await import('./telegram/index.js')).startTelegramBot(deps) : undefined;
   if (!telegram) logger.info('bots role: TELEGRAM_BOT_TOKEN is not set; no Telegram bot started');
   let discord: DiscordBot | undefined;
+  let discordInteractions: InteractionsEndpoint | undefined;
   if (config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
-    const { createDiscordBot } = await import('./discord/index.js');
+    const { createDiscordBot, discordInteractionsEndpoint } = await import('./discord/index.js');
     discord = createDiscordBot({
       token: config.DISCORD_TOKEN,
       applicationId: config.DISCORD_APPLICATION_ID,
@@ -25,12 +28,14 @@ export async function startBotsRole(deps: SystemDeps): Promise<BotsRole> {
       deps,
     });
     await discord.start();
+    if (config.DISCORD_PUBLIC_KEY) discordInteractions = discordInteractionsEndpoint(config.DISCORD_PUBLIC_KEY, discord, logger);
   } else {
     logger.info('bots role: DISCORD_TOKEN and DISCORD_APPLICATION_ID are not both set; no Discord bot started');
   }
   return {
     telegram,
     discord,
+    discordInteractions,
     async stop() {
       await telegram?.stop();
       await discord?.stop();

@@ -18,6 +18,7 @@ export async function startWorkerRole({
     allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     telegram: { botToken: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_URL },
+    discord: { applicationId: config.DISCORD_APPLICATION_ID },
   });
   const worker = await startDeliveryWorker({
     database,

@@ -27,8 +27,12 @@ export interface AppDeps {
   extraRoutes?: RouteDef[];
   /** Long-lived Bearer GETs (the inbox event stream). */
   streams?: StreamRoute[];
-  /** Inbound webhooks of other services (the Telegram bot in webhook mode): POST path → handler. */
-  webhooks?: { path: string; handler: RequestHandler }[];
+  /**
+   * Inbound webhooks of other services (the Telegram bot in webhook mode, Discord interactions):
+   * POST path → handler. With `rawBody` the handler gets the body as received, a Buffer (for
+   * signatures over the exact bytes).
+   */
+  webhooks?: { path: string; handler: RequestHandler; rawBody?: boolean }[];
 }
 
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
@@ -59,9 +63,13 @@ export function createApp(deps: AppDeps): Express {
   });
   const strictHeaders = helmet();
   app.use((req, res, next) => (req.path === '/docs' ? docsHeaders : strictHeaders)(req, res, next));
+  // Before the JSON parser, which would consume the body these need byte for byte.
+  for (const hook of deps.webhooks ?? []) {
+    if (hook.rawBody) app.post(hook.path, express.raw({ type: () => true, limit: config.BODY_LIMIT_BYTES }), hook.handler);
+  }
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
 
-  for (const hook of deps.webhooks ?? []) app.post(hook.path, hook.handler);
+  for (const hook of deps.webhooks ?? []) if (!hook.rawBody) app.post(hook.path, hook.handler);
   const routes = [...watchlistRoutes, ...subscriptionRoutes, ...accountRoutes, ...(deps.extraRoutes ?? [])];
   const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, (req) => `token:${req.auth!.tokenId}`);
   const publicLimiter = minuteLimiter(config.SEARCH_RATE_LIMIT_PER_MINUTE, byIp);

@@ -61,10 +61,18 @@ function toNetworkError(err: unknown, timeoutMs: number, timedOut: boolean, dura
  * is); the timeout covers connect, upload and download; the body read stops at maxResponseBytes.
  */
 export function postJson(url: string | URL, body: unknown, options: PostJsonOptions): Promise<PostJsonResponse> {
+  return request('POST', url, Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), options);
+}
+
+/** GETs through the same guarded agents, with the same timeout, size cap and no redirects. */
+export function getJson(url: string | URL, options: PostJsonOptions): Promise<PostJsonResponse> {
+  return request('GET', url, undefined, options);
+}
+
+function request(method: 'GET' | 'POST', url: string | URL, payload: Buffer | undefined, options: PostJsonOptions): Promise<PostJsonResponse> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const { timeoutMs, allowPrivate, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES } = options;
-  const payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
 
   return new Promise((resolve, reject) => {
     let target: URL;
@@ -92,13 +100,11 @@ export function postJson(url: string | URL, body: unknown, options: PostJsonOpti
         hostname: bareHostname(target),
         port: target.port || undefined,
         path: `${target.pathname}${target.search}`,
-        method: 'POST',
+        method,
         agent: agentFor(target.protocol, allowPrivate),
-        headers: {
-          'content-type': 'application/json',
-          ...options.headers,
-          'content-length': String(payload.length),
-        },
+        headers: payload
+          ? { 'content-type': 'application/json', ...options.headers, 'content-length': String(payload.length) }
+          : { accept: 'application/json', ...options.headers },
       },
       (res) => {
         const chunks: Buffer[] = [];

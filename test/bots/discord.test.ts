@@ -1,12 +1,28 @@
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/bots/commands/index.js';
-import { createDiscordBot, DISCORD_COMMANDS, EPHEMERAL, NEED_WEBHOOK_PERMISSION, optionsToText, type RawInteraction } from '../../src/bots/discord/index.js';
+import {
+  createDiscordBot,
+  DISCORD_COMMANDS,
+  discordInteractionsEndpoint,
+  EPHEMERAL,
+  NEED_WEBHOOK_PERMISSION,
+  optionsToText,
+  type RawInteraction,
+} from '../../src/bots/discord/index.js';
 import { startBotsRole } from '../../src/bots/role.js';
+import { writeNotification } from '../../src/delivery/enqueue.js';
+import { createApp } from '../../src/http/app.js';
+import { startWorkerRole } from '../../src/delivery/role.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import { getSubscription } from '../../src/services/subscriptions/index.js';
+import { waitFor } from '../outbox/support.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { ConfigError, parseConfig } from '../../src/config.js';
+import { createTestEnv, TEST_SETTINGS, type TestEnv } from '../support/context.js';
 import { startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
 
 const APP = '111222333';
@@ -26,8 +42,8 @@ afterAll(async () => {
   await env?.close();
 });
 
-function makeBot(guildId?: string) {
-  return createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: api.url, guildId, deps: { database: env.database, config: env.config, logger } });
+function makeBot(guildId?: string, deferAfterMs?: number) {
+  return createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: api.url, guildId, deferAfterMs, deps: { database: env.database, config: env.config, logger } });
 }
 
 type Where = { guild?: string; channel?: string };
@@ -47,6 +63,28 @@ function callbackFor(interaction: RawInteraction): any {
   expect(calls).toHaveLength(1);
   return calls[0]!.body;
 }
+
+/** Calls to the interaction's own webhook (`/webhooks/{application}/{token}…`): follow-ups, edits, deletion. */
+const followUps = (interaction: RawInteraction) =>
+  api.calls.filter((c) => c.path.startsWith(`/v10/webhooks/${APP}/${interaction.token}`)).map((c) => ({ method: c.method, path: c.path.slice(`/v10/webhooks/${APP}/${interaction.token}`.length), body: c.body }));
+
+/**
+ * Makes every query on the subscriptions table wait up to `ms` (a slow database). Resolves when the
+ * lock is taken, with `held`, which settles when it is let go.
+ */
+async function slowSubscriptions(ms: number): Promise<{ held: Promise<void> }> {
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const held = env.database.db.transaction(async (tx) => {
+    await tx.execute(sql`LOCK TABLE subscriptions IN ACCESS EXCLUSIVE MODE`);
+    locked();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  });
+  await isLocked;
+  return { held };
+}
+
+const subscriptionIdOf = (content: string) => /• (\S+):/.exec(content)![1]!;
 
 async function discordToken(bot: ReturnType<typeof makeBot>, userId: string): Promise<string> {
   const i = slash(userId, 'token', {}, { guild: '', channel: 'dm1' });
@@ -97,6 +135,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     expect(body.data.content).toContain(`market ${event.markets[0]!.id}`);
     expect(body.data.flags).toBeUndefined();
     expect(body.data.components[0].components[0]).toMatchObject({ type: 2, custom_id: `watch:${event.id}` });
+    // Fast: answered in one step, nothing deferred or edited afterwards.
+    expect(followUps(i)).toEqual([]);
   });
 
   it('an alert in a guild channel creates the channel webhook once and stores a Discord channel; a pause button pauses it', async () => {
@@ -126,6 +166,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const press: RawInteraction = { ...base('8002', 3, { channel: 'chan-a' }), data: { custom_id: pause.custom_id } };
     await bot.handleInteraction(press);
     expect(callbackFor(press).data.content).toMatch(/^Paused:/);
+    expect(callbackFor(press).data.flags).toBe(EPHEMERAL); // a click under a channel message is answered privately
     expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
   });
 
@@ -216,10 +257,242 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const config = { ...env.config, TELEGRAM_BOT_TOKEN: undefined, DISCORD_TOKEN: 'role-token', DISCORD_APPLICATION_ID: APP, DISCORD_API_URL: api.url, DISCORD_GUILD_ID: 'g-role' };
     const role = await startBotsRole({ database: env.database, config, logger });
     expect(role.discord).toBeDefined();
+    expect(role.discordInteractions).toBeUndefined(); // no DISCORD_PUBLIC_KEY
     expect(api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/guilds/g-role/commands$`))).toHaveLength(1);
     await role.stop();
     const none = await startBotsRole({ database: env.database, config: { ...config, DISCORD_TOKEN: undefined }, logger });
     expect(none.discord).toBeUndefined();
     await none.stop();
+  });
+
+  it('alerts through the bot\'s channel webhook carry link buttons and Pause and Delete; a foreign webhook gets the links only', async () => {
+    const bot = makeBot();
+    const create = slash('8101', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 40 }, { channel: 'chan-alerts' });
+    await bot.handleInteraction(create);
+    const ours = subscriptionIdOf(callbackFor(create).data.content);
+    const auth = { Authorization: `Bearer ${await discordToken(bot, '8101')}` };
+    const stored = (await env.http.get(`/subscription/${ours}`).set(auth).expect(200)).body.subscription;
+    const foreignUrl = api.addForeignWebhook('chan-alerts');
+    const foreign = (
+      await env.http
+        .post('/subscriptions')
+        .set(auth)
+        .send({
+          watchlistId: stored.watchlistId,
+          subscriptionScope: 'Market',
+          eventId: event.id,
+          marketId: event.markets[0]!.id,
+          subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 45 } } },
+          channels: [{ type: 'Discord', settings: { discordWebhookUrl: foreignUrl } }],
+        })
+        .expect(201)
+    ).body.subscription.subscriptionId as string;
+
+    const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8101' });
+    const worker = await startWorkerRole({ database: env.database, config: { ...env.config, DISCORD_APPLICATION_ID: APP }, logger });
+    try {
+      for (const [subscriptionId, url] of [
+        [ours, stored.channels[0].settings.discordWebhookUrl as string],
+        [foreign, foreignUrl],
+      ] as const) {
+        const payload = {
+          type: 'price_notification',
+          userId: account.id,
+          subscriptionId,
+          marketId: event.markets[0]!.id,
+          marketQuestion: 'Will it land?',
+          polymarketSlug: 'mars-landing',
+          subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 40 } } },
+          detectedValue: 0.41,
+          detectedAt: new Date().toISOString(),
+        };
+        await writeNotification(env.database.db, {
+          accountId: account.id,
+          subscriptionId,
+          type: 'price_notification',
+          payload,
+          dedupeKey: `discord-buttons-${subscriptionId}`,
+          channels: [{ type: 'Discord', settings: { discordWebhookUrl: url } }],
+        });
+      }
+      const executed = (hookUrl: string) => api.callsTo('POST', new RegExp(`^${new URL(hookUrl).pathname}$`));
+      const [sent] = await waitFor(() => executed(stored.channels[0].settings.discordWebhookUrl).length > 0 && executed(stored.channels[0].settings.discordWebhookUrl));
+      const [sentForeign] = await waitFor(() => executed(foreignUrl).length > 0 && executed(foreignUrl));
+      expect(sent!.query).toBe('wait=true&with_components=true');
+      const ids = (call: typeof sent) => call!.body.components.flatMap((row: { components: { custom_id?: string; url?: string; label: string }[] }) => row.components.map((b) => b.custom_id ?? b.label));
+      expect(ids(sent)).toEqual(['Open market', 'Chart', `pause:${ours}`, `delete:${ours}`]);
+      expect(sentForeign!.query).toBe('wait=true&with_components=true');
+      expect(ids(sentForeign)).toEqual(['Open market', 'Chart']);
+      expect(api.callsTo('GET', /^\/api\/webhooks\//).every((c) => c.authorization === undefined)).toBe(true);
+    } finally {
+      await worker.stop();
+    }
+
+    // Someone else in the channel presses Pause: not their alert, so "not found", and nothing changes.
+    const intruder: RawInteraction = { ...base('8102', 3, { channel: 'chan-alerts' }), data: { custom_id: `pause:${ours}` } };
+    await bot.handleInteraction(intruder);
+    expect(callbackFor(intruder).data).toMatchObject({ content: expect.stringMatching(/^Not found/), flags: EPHEMERAL });
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    expect((await getSubscription({ ctx, input: { subscriptionId: ours } })).status.enabled).toBe(true);
+
+    // The owner presses Pause, then Delete, under the alert.
+    const pause: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: `pause:${ours}` } };
+    await bot.handleInteraction(pause);
+    expect(callbackFor(pause).data.content).toMatch(/^Paused:/);
+    expect((await getSubscription({ ctx, input: { subscriptionId: ours } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
+    const remove: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: `delete:${ours}` } };
+    await bot.handleInteraction(remove);
+    expect(callbackFor(remove).data.content).toBe(`Deleted alert ${ours}.`);
+    await env.http.get(`/subscription/${ours}`).set(auth).expect(404);
+  });
+
+  it('defers a slow command (type 5) and puts its answer in place of the placeholder', async () => {
+    api.delays.push({ path: /^\/v10\/channels\/chan-slow\/webhooks$/, ms: 300 });
+    const i = slash('8103', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 65 }, { channel: 'chan-slow' });
+    await makeBot(undefined, 50).handleInteraction(i);
+    expect(callbackFor(i)).toEqual({ type: 5 }); // public, as the answer will be
+    const [edit, ...more] = followUps(i);
+    expect(more).toEqual([]);
+    expect(edit).toMatchObject({ method: 'PATCH', path: '/messages/@original' });
+    expect(edit!.body.content).toContain('Crossing Up 65%');
+    expect(edit!.body.components[0].components[0].custom_id).toMatch(/^pause:/);
+    const callbackAt = api.calls.findIndex((c) => c.path.endsWith(`/${i.token}/callback`));
+    expect(callbackAt).toBeLessThan(api.calls.findIndex((c) => c.method === 'PATCH' && c.path.includes(i.token)));
+  });
+
+  it('defers privately when the answer is private: a slow /alerts, and a slow button click', async () => {
+    const bot = makeBot(undefined, 50);
+    const create = slash('8104', 'alert', { market: event.markets[1]!.id, type: 'below', percent: 15 }, { guild: '', channel: 'dm-8104' });
+    await bot.handleInteraction(create);
+    const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
+
+    let { held } = await slowSubscriptions(300);
+    const list = slash('8104', 'alerts');
+    await bot.handleInteraction(list);
+    await held;
+    expect(callbackFor(list)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
+    expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining(subscriptionId) } }]);
+
+    ({ held } = await slowSubscriptions(300));
+    const press: RawInteraction = { ...base('8104', 3, { guild: '', channel: 'dm-8104' }), data: { custom_id: `pause:${subscriptionId}` } };
+    await bot.handleInteraction(press);
+    await held;
+    expect(callbackFor(press)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
+    expect(followUps(press)[0]!.body.content).toMatch(/^Paused:/);
+    const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8104' });
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
+  });
+
+  it('a slow answer that turns out private after a public placeholder goes in a private follow-up, and the placeholder is deleted', async () => {
+    api.forbiddenChannels.add('locked-slow');
+    api.delays.push({ path: /^\/v10\/channels\/locked-slow\/webhooks$/, ms: 300 });
+    const i = slash('8105', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 50 }, { channel: 'locked-slow' });
+    await makeBot(undefined, 50).handleInteraction(i);
+    expect(callbackFor(i)).toEqual({ type: 5 });
+    expect(followUps(i)).toEqual([
+      { method: 'POST', path: '', body: { content: NEED_WEBHOOK_PERMISSION, flags: EPHEMERAL } },
+      { method: 'DELETE', path: '/messages/@original', body: undefined },
+    ]);
+  });
+
+  it('answers in one step after all when the deferral itself was refused, and logs that without the token', async () => {
+    api.rejectDeferrals = true;
+    const lines: string[] = [];
+    const capture = createLogger('debug', { write: (line: string) => lines.push(line) });
+    try {
+      const { held } = await slowSubscriptions(300);
+      const list = slash('8106', 'alerts');
+      const bot = createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: api.url, deferAfterMs: 50, deps: { database: env.database, config: env.config, logger: capture } });
+      await bot.handleInteraction(list);
+      await held;
+      const warning = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'discord: deferring the answer failed');
+      expect(warning.err).toMatchObject({ status: 400, code: 50035 });
+      expect(lines.join('\n')).not.toContain(list.token);
+      const callbacks = api.callsTo('POST', new RegExp(`^/v10/interactions/${list.id}/${list.token}/callback$`)).map((c) => c.body);
+      expect(callbacks).toEqual([{ type: 5, data: { flags: EPHEMERAL } }, { type: 4, data: { content: expect.stringContaining('no alerts'), flags: EPHEMERAL } }]);
+      expect(followUps(list)).toEqual([]);
+    } finally {
+      api.rejectDeferrals = false;
+    }
+  });
+
+  describe('interactions over HTTP (POST /discord/interactions)', () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const publicKeyHex = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
+
+    /** The real API app with the endpoint mounted, as src/service.ts does. */
+    function appWith(bot: ReturnType<typeof makeBot>) {
+      const endpoint = discordInteractionsEndpoint(publicKeyHex, bot, logger);
+      return createApp({ config: env.config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [endpoint] });
+    }
+    /** POSTs `raw` as Discord would: signed (timestamp + body) with `key`. */
+    function post(app: ReturnType<typeof appWith>, raw: string, key: KeyObject = privateKey, signedBody = raw) {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = sign(null, Buffer.from(timestamp + signedBody), key).toString('hex');
+      return supertest(app)
+        .post('/discord/interactions')
+        .set('content-type', 'application/json')
+        .set('X-Signature-Ed25519', signature)
+        .set('X-Signature-Timestamp', timestamp)
+        .send(raw);
+    }
+
+    it('answers PING with PONG and refuses bad signatures with 401 {error}', async () => {
+      const app = appWith(makeBot());
+      const ping = JSON.stringify({ id: 'p1', token: 'ptoken', type: 1, application_id: APP });
+      expect((await post(app, ping).expect(200)).body).toEqual({ type: 1 });
+
+      const stranger = generateKeyPairSync('ed25519').privateKey;
+      const refused = [
+        await post(app, ping, stranger), // signed by someone else
+        await post(app, ping.replace('p1', 'p2'), privateKey, ping), // body changed after signing
+        await supertest(app).post('/discord/interactions').set('content-type', 'application/json').send(ping), // unsigned
+        await supertest(app).post('/discord/interactions').set('X-Signature-Ed25519', 'zz').set('X-Signature-Timestamp', '1').send(ping),
+      ];
+      for (const res of refused) {
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: expect.any(String) });
+      }
+      const notJson = await post(app, '{"type":');
+      expect(notJson.status).toBe(400);
+      expect(notJson.body).toEqual({ error: expect.any(String) });
+    });
+
+    it('hands commands to handleInteraction and answers in the HTTP response, not the REST callback', async () => {
+      const app = appWith(makeBot());
+      const help = slash('8201', 'help');
+      const res = await post(app, JSON.stringify(help)).expect(200);
+      expect(res.body).toMatchObject({ type: 4, data: { content: expect.stringContaining('/alert') } });
+      const list = slash('8201', 'alerts');
+      expect((await post(app, JSON.stringify(list)).expect(200)).body).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+      expect(api.calls.filter((c) => c.path.includes(help.token) || c.path.includes(list.token))).toEqual([]);
+    });
+
+    it('a slow command answers "thinking…" over HTTP and its answer then replaces it through the webhook', async () => {
+      const app = appWith(makeBot(undefined, 50));
+      const { held } = await slowSubscriptions(300);
+      const list = slash('8202', 'alerts');
+      const res = await post(app, JSON.stringify(list)).expect(200);
+      await held;
+      expect(res.body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
+      await waitFor(() => followUps(list).length > 0);
+      expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } }]);
+      expect(api.callsTo('POST', new RegExp(`^/v10/interactions/${list.id}/`))).toEqual([]);
+    });
+
+    it('the bots role offers the endpoint when DISCORD_PUBLIC_KEY is set', async () => {
+      expect(() => parseConfig({ DISCORD_PUBLIC_KEY: 'not-a-key' })).toThrow(ConfigError);
+      const parsed = parseConfig({ ...TEST_SETTINGS, DISCORD_TOKEN: 'role-token', DISCORD_APPLICATION_ID: APP, DISCORD_API_URL: api.url, DISCORD_PUBLIC_KEY: publicKeyHex });
+      const config = { ...env.config, ...parsed, ROLES: env.config.ROLES };
+      const role = await startBotsRole({ database: env.database, config, logger });
+      try {
+        expect(role.discordInteractions?.path).toBe('/discord/interactions');
+        const app = createApp({ config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [role.discordInteractions!] });
+        expect((await post(app, JSON.stringify({ id: 'p3', token: 'ptoken3', type: 1 })).expect(200)).body).toEqual({ type: 1 });
+      } finally {
+        await role.stop();
+      }
+    });
   });
 });

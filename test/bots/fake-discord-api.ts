@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 export interface DiscordCall {
   method: string;
   path: string;
+  /** The query string without its `?`. */
+  query: string;
   body: any;
   authorization?: string;
 }
@@ -14,6 +16,14 @@ export interface FakeDiscordApi {
   calls: DiscordCall[];
   /** Channels where webhook creation answers 403 Missing Permissions. */
   forbiddenChannels: Set<string>;
+  /** Answers to requests whose path matches wait this long first (a slow Discord). */
+  delays: { path: RegExp; ms: number }[];
+  /** Get Webhook with Token answers 500 while set. */
+  failWebhookLookups: boolean;
+  /** Deferred answers (callback type 5) are refused with 400 while set. */
+  rejectDeferrals: boolean;
+  /** A webhook in `channel` made by someone else (a user, or another application when given). */
+  addForeignWebhook(channel: string, ownerApplicationId?: string): string;
   callsTo(method: string, path: RegExp): DiscordCall[];
   close(): Promise<void>;
 }
@@ -22,16 +32,28 @@ export interface FakeDiscordApi {
 export async function startFakeDiscordApi(applicationId: string): Promise<FakeDiscordApi> {
   const calls: DiscordCall[] = [];
   const forbiddenChannels = new Set<string>();
+  const delays: FakeDiscordApi['delays'] = [];
+  const state = { failWebhookLookups: false, rejectDeferrals: false };
   let hookId = 9000;
   let url = '';
-  const hooks = new Map<string, object[]>(); // channel id → webhooks made there
+  type Hook = { id: string; token: string; channel_id: string; name?: string; application_id: string | null; url: string };
+  const hooks = new Map<string, Hook[]>(); // channel id → webhooks made there
+  const makeHook = (channel: string, name: string | undefined, owner: string | null): Hook => {
+    const id = String(++hookId);
+    const hook = { id, token: `hooktoken${id}`, channel_id: channel, name, application_id: owner, url: `${url}/api/webhooks/${id}/hooktoken${id}` };
+    hooks.set(channel, [...(hooks.get(channel) ?? []), hook]);
+    return hook;
+  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0]!;
+    req.on('end', async () => {
+      const [rawPath = '', query = ''] = (req.url ?? '').split('?');
+      const path = decodeURIComponent(rawPath); // discord.js sends @original as %40original
       const body = raw ? JSON.parse(raw) : undefined;
-      calls.push({ method: req.method ?? '', path, body, authorization: req.headers.authorization });
+      calls.push({ method: req.method ?? '', path, query, body, authorization: req.headers.authorization });
+      const delay = delays.find((d) => d.path.test(path));
+      if (delay) await new Promise((r) => setTimeout(r, delay.ms));
       const json = (status: number, value: unknown) => {
         res.statusCode = status;
         res.setHeader('content-type', 'application/json');
@@ -40,6 +62,7 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
       let m: RegExpExecArray | null;
       if (req.method === 'PUT' && /^\/v10\/applications\/[^/]+(\/guilds\/[^/]+)?\/commands$/.test(path)) return json(200, []);
       if (req.method === 'POST' && /^\/v10\/interactions\/[^/]+\/[^/]+\/callback$/.test(path)) {
+        if (state.rejectDeferrals && body?.type === 5) return json(400, { message: 'Invalid Form Body', code: 50035 });
         res.statusCode = 204;
         return res.end();
       }
@@ -47,10 +70,26 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
         const channel = m[1]!;
         if (forbiddenChannels.has(channel)) return json(403, { message: 'Missing Permissions', code: 50013 });
         if (req.method === 'GET') return json(200, hooks.get(channel) ?? []);
-        const id = String(++hookId);
-        const hook = { id, token: `hooktoken${id}`, channel_id: channel, name: body?.name, application_id: applicationId, url: `${url}/api/webhooks/${id}/hooktoken${id}` };
-        hooks.set(channel, [...(hooks.get(channel) ?? []), hook]);
-        return json(200, hook);
+        return json(200, makeHook(channel, body?.name, applicationId));
+      }
+      // A channel webhook itself: Get Webhook with Token (no auth) and Execute Webhook.
+      if ((m = /^\/api\/webhooks\/([^/]+)\/([^/]+)$/.exec(path))) {
+        const hook = [...hooks.values()].flat().find((h) => h.id === m![1] && h.token === m![2]);
+        if (!hook) return json(404, { message: 'Unknown Webhook', code: 10015 });
+        if (req.method === 'GET') {
+          if (state.failWebhookLookups) return json(500, { message: 'Internal Server Error', code: 0 });
+          const { url: _url, ...rest } = hook;
+          return json(200, { ...rest, type: hook.application_id ? 3 : 1 });
+        }
+        return json(200, { id: String(Date.now()), channel_id: hook.channel_id, webhook_id: hook.id, ...body });
+      }
+      // The interaction's own webhook: follow-ups, and edits and deletion of the original answer.
+      if (/^\/v10\/webhooks\/[^/]+\/[^/]+(\/messages\/@original)?$/.test(path)) {
+        if (req.method === 'DELETE') {
+          res.statusCode = 204;
+          return res.end();
+        }
+        return json(200, { id: String(Date.now()), ...body });
       }
       return json(404, { message: 'Unknown route', code: 0 });
     });
@@ -61,6 +100,20 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
     url,
     calls,
     forbiddenChannels,
+    delays,
+    get failWebhookLookups() {
+      return state.failWebhookLookups;
+    },
+    set failWebhookLookups(value: boolean) {
+      state.failWebhookLookups = value;
+    },
+    get rejectDeferrals() {
+      return state.rejectDeferrals;
+    },
+    set rejectDeferrals(value: boolean) {
+      state.rejectDeferrals = value;
+    },
+    addForeignWebhook: (channel, owner) => makeHook(channel, 'Someone else', owner ?? null).url,
     callsTo: (method, path) => calls.filter((c) => c.method === method && path.test(c.path)),
     close: () =>
       new Promise((resolve) => {

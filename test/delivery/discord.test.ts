@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDiscordSender, formatDiscordEmbed } from '../../src/delivery/senders/discord.js';
+import { createDiscordSender, formatDiscordComponents, formatDiscordEmbed } from '../../src/delivery/senders/discord.js';
 import { job, links, marketClosedPayload, pricePayload } from './support/payloads.js';
 import { json, startReceiver, type Receiver } from './support/receiver.js';
 
@@ -55,13 +55,109 @@ describe('Discord embed', () => {
   });
 });
 
+describe('Discord buttons', () => {
+  it('links to the venue page and the chart, and adds Pause and Delete only for our own webhooks', () => {
+    const linkRow = {
+      type: 1,
+      components: [
+        { type: 2, style: 5, label: 'Open market', url: links.venueUrl },
+        { type: 2, style: 5, label: 'Chart', url: links.chartUrl },
+      ],
+    };
+    expect(formatDiscordComponents(pricePayload, links, false)).toEqual([linkRow]);
+    expect(formatDiscordComponents(pricePayload, links, true)).toEqual([
+      linkRow,
+      {
+        type: 1,
+        components: [
+          { type: 2, style: 2, label: 'Pause alert', custom_id: 'pause:sub-1' },
+          { type: 2, style: 4, label: 'Delete alert', custom_id: 'delete:sub-1' },
+        ],
+      },
+    ]);
+    expect(formatDiscordComponents(pricePayload, { venueUrl: links.venueUrl }, false)[0]!.components).toHaveLength(1);
+  });
+
+  /** A webhook endpoint that answers the GET lookup with `lookup` and every POST with 200. */
+  const ownedBy = (lookup: (res: import('node:http').ServerResponse) => void) =>
+    startReceiver((req, res) => (req.method === 'GET' ? lookup(res) : json(res, 200, { id: '1' })));
+  const posted = (r: Receiver) => r.requests.filter((q) => q.method === 'POST').map((q) => JSON.parse(q.body));
+  const customIds = (body: { components: { components: { custom_id?: string }[] }[] }) =>
+    body.components.flatMap((row) => row.components.map((c) => c.custom_id)).filter(Boolean);
+
+  it('asks Discord once per webhook who owns it, and sends Pause and Delete when it is our application', async () => {
+    receiver = await ownedBy((res) => json(res, 200, { id: '123', type: 3, application_id: 'app-1', token: 'tok' }));
+    const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 2000, applicationId: 'app-1' });
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    const lookups = receiver.requests.filter((q) => q.method === 'GET');
+    expect(lookups.map((q) => q.url)).toEqual(['/api/webhooks/123/tok']);
+    for (const body of posted(receiver)) expect(customIds(body)).toEqual(['pause:sub-1', 'delete:sub-1']);
+  });
+
+  it('sends link buttons only to a webhook of another application or of a user, and without an application id asks nothing', async () => {
+    receiver = await ownedBy((res) => json(res, 200, { id: '123', type: 1, application_id: null, token: 'tok' }));
+    const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 2000, applicationId: 'app-1' });
+    await ours.send(job({ settings: hook(receiver) }));
+    expect(customIds(posted(receiver)[0])).toEqual([]);
+    expect(posted(receiver)[0].components[0].components.map((b: { label: string }) => b.label)).toEqual(['Open market', 'Chart']);
+
+    await receiver.close();
+    receiver = await ownedBy((res) => json(res, 200, { id: '123', application_id: 'app-1' }));
+    await sender.send(job({ settings: hook(receiver) }));
+    expect(receiver.requests.map((q) => q.method)).toEqual(['POST']);
+    expect(customIds(posted(receiver)[0])).toEqual([]);
+  });
+
+  it('still delivers the alert, without Pause and Delete, when the lookup fails, and asks again next time', async () => {
+    receiver = await ownedBy((res) => json(res, 500, { message: 'oops' }));
+    const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 2000, applicationId: 'app-1' });
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent', statusCode: 200 });
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    expect(receiver.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
+    for (const body of posted(receiver)) expect(customIds(body)).toEqual([]);
+
+    await receiver.close();
+    receiver = await ownedBy((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"applicat'); // cut short: not JSON
+    });
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    expect(receiver.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
+    expect(customIds(posted(receiver)[0])).toEqual([]);
+  });
+
+  it('remembers the answer per webhook URL: the same id at another address is asked about again', async () => {
+    receiver = await ownedBy((res) => json(res, 200, { id: '123', application_id: 'app-1' }));
+    const other = await ownedBy((res) => json(res, 200, { id: '123', application_id: 'someone-else' }));
+    try {
+      const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 2000, applicationId: 'app-1' });
+      await ours.send(job({ settings: hook(receiver) }));
+      await ours.send(job({ settings: hook(other) }));
+      expect(customIds(posted(receiver)[0])).toEqual(['pause:sub-1', 'delete:sub-1']);
+      expect(other.requests.map((q) => q.method)).toEqual(['GET', 'POST']);
+      expect(customIds(posted(other)[0])).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('still delivers when the lookup times out', async () => {
+    receiver = await ownedBy(() => {}); // the GET is never answered
+    const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 300, applicationId: 'app-1' });
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    expect(customIds(posted(receiver)[0])).toEqual([]);
+  });
+});
+
 describe('Discord channel', () => {
   it('POSTs one embed to the webhook URL with wait=true and no mentions', async () => {
     receiver = await startReceiver((_req, res) => json(res, 200, { id: '1' }));
     const result = await sender.send(job({ settings: hook(receiver) }));
     expect(result).toMatchObject({ outcome: 'sent', statusCode: 200 });
     const req = receiver.requests[0]!;
-    expect(req.url).toBe('/api/webhooks/123/tok?wait=true');
+    expect(req.url).toBe('/api/webhooks/123/tok?wait=true&with_components=true');
     const body = JSON.parse(req.body);
     expect(body.embeds).toHaveLength(1);
     expect(body.embeds[0].title).toBe(pricePayload.marketQuestion);

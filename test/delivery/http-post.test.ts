@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { NetworkError, postJson } from '../../src/net/http-post.js';
+import { getJson, NetworkError, postJson } from '../../src/net/http-post.js';
 import { json, startReceiver, type Receiver } from './support/receiver.js';
 
 let receiver: Receiver | undefined;
@@ -113,5 +113,23 @@ describe('postJson', () => {
   it('refuses a non-http scheme', async () => {
     const err = await networkError(postJson('file:///etc/passwd', {}, { timeoutMs: 1000, allowPrivate: true }));
     expect(err.kind).toBe('unsafe_address');
+  });
+});
+
+describe('getJson', () => {
+  it('GETs without a body and returns status and body', async () => {
+    receiver = await startReceiver((req, res) => json(res, 200, { method: req.method }));
+    const res = await getJson(`${receiver.url}/g?x=1`, { timeoutMs: 1000, allowPrivate: true });
+    expect(res).toMatchObject({ statusCode: 200, body: '{"method":"GET"}' });
+    const req = receiver.requests[0]!;
+    expect(req).toMatchObject({ method: 'GET', url: '/g?x=1', body: '' });
+    expect(req.headers['content-length']).toBeUndefined();
+  });
+
+  it('goes through the same guard: a private address is refused unless allowed', async () => {
+    receiver = await startReceiver((_req, res) => json(res, 200, {}));
+    const err = await networkError(getJson(receiver.url, { timeoutMs: 1000, allowPrivate: false }));
+    expect(err.kind).toBe('unsafe_address');
+    expect(receiver.requests).toHaveLength(0);
   });
 });

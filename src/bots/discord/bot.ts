@@ -1,4 +1,4 @@
-import { Client, DiscordAPIError, GatewayIntentBits, REST, Routes } from 'discord.js';
+import { Client, DiscordAPIError, GatewayIntentBits, HTTPError, REST, Routes } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { ServiceContext, SystemDeps } from '../../services/context.js';
@@ -9,12 +9,14 @@ import { describeSubscription } from '../commands/shared.js';
 import { DISCORD_COMMANDS, optionsToText, type RawOption } from './commands.js';
 
 export const INTERACTION = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4 } as const;
-export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, AUTOCOMPLETE_RESULT: 8 } as const;
+export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, AUTOCOMPLETE_RESULT: 8 } as const;
 export const EPHEMERAL = 64;
 export const NEED_WEBHOOK_PERMISSION = 'I need the Manage Webhooks permission in this channel to post alerts here';
 
-/** Replies only the caller should see. */
+/** Replies only the caller should see. Button clicks are answered privately too (see `isPrivate`). */
 const EPHEMERAL_COMMANDS = new Set(['token', 'alerts', 'inbox', 'watchlists']);
+/** Discord drops an interaction that is not answered within 3 s; past this, answer "thinking…" first. */
+export const DEFAULT_DEFER_AFTER_MS = 1500;
 const MAX_TEXT = 2000; // Discord's message limit
 const MAX_CHOICES = 25;
 
@@ -38,13 +40,26 @@ export interface DiscordBotOptions {
   apiUrl?: string;
   /** Register the commands in this guild only (instant; global commands take a while to appear). */
   guildId?: string;
+  /**
+   * When a command or button has not finished after this long, the interaction is acknowledged
+   * with a deferred answer and the result replaces it later (DEFAULT_DEFER_AFTER_MS by default).
+   */
+  deferAfterMs?: number;
   deps: SystemDeps;
 }
+
+/** The first answer to an interaction (a callback body such as `{ type: 4, data }`). */
+export type InteractionCallback = (body: object) => Promise<void>;
 
 export interface DiscordBot {
   rest: REST;
   registerCommands(): Promise<void>;
-  handleInteraction(interaction: RawInteraction): Promise<void>;
+  /**
+   * Answers one interaction. `callback` takes the first answer when the interaction came over
+   * HTTP (it is the HTTP response); without it the first answer is POSTed to the REST callback
+   * endpoint (gateway interactions). Later answers go through the interaction's webhook either way.
+   */
+  handleInteraction(interaction: RawInteraction, callback?: InteractionCallback): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,22 +85,73 @@ function components(reply: BotReply) {
 
 const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
+/**
+ * Whether the answer is for the caller only: the commands about the caller's own data, and every
+ * button click (a Pause or Delete pressed under a channel alert must not post in the channel).
+ */
+const isPrivate = (interaction: RawInteraction): boolean =>
+  interaction.type === INTERACTION.MESSAGE_COMPONENT || EPHEMERAL_COMMANDS.has(interaction.data?.name ?? '');
+
+/**
+ * discord.js errors carry the request URL and body, and the URL holds the interaction's token
+ * (or a webhook's): logged without them.
+ */
+function loggable(err: unknown): unknown {
+  if (err instanceof DiscordAPIError || err instanceof HTTPError) {
+    return { name: err.name, message: err.message, status: err.status, method: err.method, ...(err instanceof DiscordAPIError ? { code: err.code } : {}) };
+  }
+  return err;
+}
+
 /** The Discord transport for the shared command layer: slash commands over REST, answered over REST. */
-export function createDiscordBot({ token, applicationId, apiUrl, guildId, deps }: DiscordBotOptions): DiscordBot {
+export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferAfterMs = DEFAULT_DEFER_AFTER_MS, deps }: DiscordBotOptions): DiscordBot {
   const rest = new REST(apiUrl ? { api: apiUrl } : {}).setToken(token);
   const webhooks = new Map<string, string>(); // channel id → webhook URL
   let client: Client | undefined;
 
-  async function respond(interaction: RawInteraction, body: object): Promise<void> {
-    await rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body, auth: false });
-  }
+  const callbackOverRest =
+    (interaction: RawInteraction): InteractionCallback =>
+    async (body) => {
+      await rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body, auth: false });
+    };
 
-  async function message(interaction: RawInteraction, text: string, ephemeral: boolean, reply?: BotReply): Promise<void> {
-    const rows = reply ? components(reply) : undefined;
-    await respond(interaction, {
-      type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE,
-      data: { content: truncate(text, MAX_TEXT), ...(ephemeral ? { flags: EPHEMERAL } : {}), ...(rows ? { components: rows } : {}) },
-    });
+  /** The one answer to a command or a button click: `send(text, ephemeral, reply)`. */
+  type Send = (text: string, ephemeral: boolean, reply?: BotReply) => Promise<void>;
+
+  /**
+   * Answers in one step when the work is done within deferAfterMs. Otherwise Discord is told
+   * "thinking…" first (type 5, private when the answer is expected to be) so the interaction does
+   * not expire, and the answer then replaces that placeholder through the interaction's webhook.
+   */
+  function answerer(interaction: RawInteraction, respond: InteractionCallback, privateByDefault: boolean, log: Logger): Send {
+    let deferral: Promise<boolean> | undefined;
+    const timer = setTimeout(() => {
+      const body = { type: CALLBACK.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, ...(privateByDefault ? { data: { flags: EPHEMERAL } } : {}) };
+      deferral = respond(body).then(
+        () => true,
+        (err: unknown) => {
+          log.warn({ err: loggable(err) }, 'discord: deferring the answer failed');
+          return false;
+        },
+      );
+    }, deferAfterMs);
+    return async (text, ephemeral, reply) => {
+      clearTimeout(timer);
+      const rows = reply ? components(reply) : undefined;
+      const data = { content: truncate(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
+      // A failed deferral left the interaction unanswered: answering in one step is the last chance.
+      if (!deferral || !(await deferral)) {
+        return respond({ type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE, data: { ...data, ...(ephemeral ? { flags: EPHEMERAL } : {}) } });
+      }
+      if (ephemeral && !privateByDefault) {
+        // The placeholder is public and an edit cannot make it private: answer in a private
+        // follow-up and take the placeholder away.
+        await rest.post(Routes.webhook(applicationId, interaction.token), { body: { ...data, flags: EPHEMERAL }, auth: false });
+        await rest.delete(Routes.webhookMessage(applicationId, interaction.token, '@original'), { auth: false });
+        return;
+      }
+      await rest.patch(Routes.webhookMessage(applicationId, interaction.token, '@original'), { body: data, auth: false });
+    };
   }
 
   async function serviceContext(interaction: RawInteraction, log: Logger): Promise<ServiceContext> {
@@ -122,7 +188,7 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deps }
     return { type: 'Discord', settings: { discordWebhookUrl: url } };
   }
 
-  async function run(interaction: RawInteraction, ctx: ServiceContext, text: string): Promise<void> {
+  async function run(interaction: RawInteraction, ctx: ServiceContext, text: string, send: Send): Promise<void> {
     const name = text.split(' ')[0]!;
     const inGuild = Boolean(interaction.guild_id);
     const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild };
@@ -130,18 +196,18 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deps }
       try {
         chat.channel = await channelWebhook(interaction.channel_id);
       } catch (err) {
-        if (err instanceof NeedsPermission) return message(interaction, err.message, true);
+        if (err instanceof NeedsPermission) return send(err.message, true);
         throw err;
       }
     }
     const reply = await runCommand(ctx, chat, text);
     // A secret asked for in a guild: an ephemeral reply is already private to the caller.
     const secret = reply.privateMessage ?? (reply.private ? reply.text : undefined);
-    if (secret) return message(interaction, secret, true);
-    await message(interaction, reply.text, EPHEMERAL_COMMANDS.has(name), reply);
+    if (secret) return send(secret, true);
+    await send(reply.text, isPrivate(interaction), reply);
   }
 
-  async function autocomplete(interaction: RawInteraction, ctx: ServiceContext): Promise<void> {
+  async function autocomplete(interaction: RawInteraction, ctx: ServiceContext, respond: InteractionCallback): Promise<void> {
     const focused = interaction.data?.options?.find((o) => o.focused);
     const typed = String(focused?.value ?? '').trim();
     let choices: { name: string; value: string }[] = [];
@@ -160,27 +226,31 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deps }
         .map((s) => ({ name: truncate(describeSubscription(s).replace(/^• /, ''), 100), value: s.subscriptionId }))
         .filter((c) => c.name.toLowerCase().includes(lower));
     }
-    await respond(interaction, { type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: choices.slice(0, MAX_CHOICES) } });
+    await respond({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: choices.slice(0, MAX_CHOICES) } });
   }
 
-  async function handleInteraction(interaction: RawInteraction): Promise<void> {
+  async function handleInteraction(interaction: RawInteraction, callback?: InteractionCallback): Promise<void> {
     const log = deps.logger.child({ discordInteractionId: interaction.id });
+    const answered = interaction.type === INTERACTION.APPLICATION_COMMAND || interaction.type === INTERACTION.MESSAGE_COMPONENT;
+    if (!answered && interaction.type !== INTERACTION.AUTOCOMPLETE) {
+      log.debug({ type: interaction.type }, 'discord interaction type ignored');
+      return;
+    }
+    // Started before the account lookup: the 3 s Discord allows count from the interaction's arrival.
+    const respond = callback ?? callbackOverRest(interaction);
+    const send = answered ? answerer(interaction, respond, isPrivate(interaction), log) : undefined;
     try {
       const ctx = await serviceContext(interaction, log);
-      switch (interaction.type) {
-        case INTERACTION.APPLICATION_COMMAND:
-          return await run(interaction, ctx, optionsToText(interaction.data?.name ?? '', interaction.data?.options));
-        case INTERACTION.MESSAGE_COMPONENT:
-          return await run(interaction, ctx, actionToText(interaction.data?.custom_id ?? ''));
-        case INTERACTION.AUTOCOMPLETE:
-          return await autocomplete(interaction, ctx);
-        default:
-          log.debug({ type: interaction.type }, 'discord interaction type ignored');
-      }
+      if (!send) return await autocomplete(interaction, ctx, respond);
+      const text =
+        interaction.type === INTERACTION.APPLICATION_COMMAND
+          ? optionsToText(interaction.data?.name ?? '', interaction.data?.options)
+          : actionToText(interaction.data?.custom_id ?? '');
+      return await run(interaction, ctx, text, send);
     } catch (err) {
       // The one error boundary: anything the command layer did not answer (network, account lookup).
-      log.error({ err }, 'discord interaction failed');
-      if (interaction.type !== INTERACTION.AUTOCOMPLETE) await message(interaction, GENERIC_FAILURE, true).catch(() => {});
+      log.error({ err: loggable(err) }, 'discord interaction failed');
+      await send?.(GENERIC_FAILURE, true).catch(() => {});
     }
   }
 

@@ -1,4 +1,4 @@
-import { postJson } from '../../net/http-post.js';
+import { getJson, postJson } from '../../net/http-post.js';
 import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
 import { summarizeNotification } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
@@ -47,31 +47,102 @@ export function formatDiscordEmbed(payload: Record<string, unknown>, links: Deli
   };
 }
 
-function withWait(rawUrl: string): string {
-  const url = new URL(rawUrl);
-  url.searchParams.set('wait', 'true');
-  return url.toString();
+type DiscordButton =
+  | { type: 2; style: 5; label: string; url: string }
+  | { type: 2; style: 2 | 4; label: string; custom_id: string };
+export interface DiscordActionRow {
+  type: 1;
+  components: DiscordButton[];
 }
+
+const LINK = 5;
+const SECONDARY = 2;
+const DANGER = 4;
+
+/**
+ * The buttons under an alert: links to the venue page and the chart for every webhook; Pause and
+ * Delete only when `interactive` (a webhook our application owns, so the clicks reach our bot).
+ * Their custom_id is the command-layer action the bot runs on a click, as for Telegram.
+ */
+export function formatDiscordComponents(payload: Record<string, unknown>, links: DeliveryJob['links'], interactive: boolean): DiscordActionRow[] {
+  const linkRow: DiscordButton[] = [{ type: 2, style: LINK, label: 'Open market', url: links.venueUrl }];
+  if (links.chartUrl) linkRow.push({ type: 2, style: LINK, label: 'Chart', url: links.chartUrl });
+  const rows: DiscordActionRow[] = [{ type: 1, components: linkRow }];
+  const subscriptionId = payload.subscriptionId;
+  if (interactive && typeof subscriptionId === 'string') {
+    rows.push({
+      type: 1,
+      components: [
+        { type: 2, style: SECONDARY, label: 'Pause alert', custom_id: `pause:${subscriptionId}` },
+        { type: 2, style: DANGER, label: 'Delete alert', custom_id: `delete:${subscriptionId}` },
+      ],
+    });
+  }
+  return rows;
+}
+
+/** `…/webhooks/{id}/{token}`, with or without /api/v10. */
+const WEBHOOK_PATH = /\/webhooks\/\d+\/[^/]+\/?$/;
+const MAX_CACHED_WEBHOOKS = 10_000;
 
 export interface DiscordSenderOptions {
   allowPrivate: boolean;
   timeoutMs?: number;
+  /**
+   * DISCORD_APPLICATION_ID. When set, the sender asks Discord once per webhook whether this
+   * application owns it: only then can the message carry Pause and Delete buttons (Discord drops
+   * interactive components from other webhooks, and their clicks would go to another application).
+   */
+  applicationId?: string;
 }
 
-export function createDiscordSender({ allowPrivate, timeoutMs = 5000 }: DiscordSenderOptions): ChannelSender {
+export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicationId }: DiscordSenderOptions): ChannelSender {
+  // Keyed by the whole webhook URL (host, id and token), not the id alone: an answer from one host
+  // must not vouch for a webhook id that some other stored URL points at.
+  const owned = new Map<string, boolean>(); // webhook URL → made by our application
+
+  async function ownedByUs(webhook: URL): Promise<boolean> {
+    if (!applicationId || !WEBHOOK_PATH.test(webhook.pathname)) return false;
+    const lookup = new URL(webhook);
+    lookup.search = '';
+    lookup.hash = '';
+    const key = lookup.toString();
+    const known = owned.get(key);
+    if (known !== undefined) return known;
+    try {
+      // Get Webhook with Token: no bot token needed, so a worker without the bot can ask too.
+      const response = await getJson(lookup, { allowPrivate, timeoutMs });
+      const answer = isSuccess(response.statusCode) ? parseJsonObject(response.body) : undefined;
+      // Not remembered: a later alert asks again. The send below reports a deleted webhook itself.
+      if (!answer) return false;
+      const mine = answer['application_id'] === applicationId;
+      if (owned.size >= MAX_CACHED_WEBHOOKS) owned.delete(owned.keys().next().value!);
+      owned.set(key, mine);
+      return mine;
+    } catch {
+      // The lookup only decides the buttons; it must never keep the alert from going out.
+      return false;
+    }
+  }
+
   return {
     async send(job: DeliveryJob): Promise<SendResult> {
       const url = job.settings.discordWebhookUrl;
       if (!url) return { outcome: 'failed', error: 'The Discord channel has no discordWebhookUrl', durationMs: 0 };
-      let target: string;
+      let webhook: URL;
       try {
-        target = withWait(url);
+        webhook = new URL(url);
       } catch {
         return { outcome: 'failed', error: 'The discordWebhookUrl is not a valid URL', durationMs: 0 };
       }
+      const target = new URL(webhook);
+      target.searchParams.set('wait', 'true');
+      // Without it Discord ignores the components of a webhook message.
+      target.searchParams.set('with_components', 'true');
       const body = {
         username: 'Oddswatch',
         embeds: [formatDiscordEmbed(job.payload, job.links)],
+        components: formatDiscordComponents(job.payload, job.links, await ownedByUs(webhook)),
         allowed_mentions: { parse: [] }, // market text must never ping @everyone
       };
       try {

@@ -6,7 +6,7 @@ import type { ChannelSender } from './types.js';
 import { createWebhookSender } from './webhook.js';
 
 export type { ChannelSender, DeliveryJob, SendOutcome, SendResult, ChannelSettings } from './types.js';
-export { formatDiscordEmbed } from './discord.js';
+export { formatDiscordComponents, formatDiscordEmbed } from './discord.js';
 export { formatTelegramMessage } from './telegram.js';
 
 export interface SendersOptions {
@@ -15,6 +15,8 @@ export interface SendersOptions {
   /** WEBHOOK_TIMEOUT_MS, also used for Discord and Telegram. */
   timeoutMs?: number;
   telegram?: { botToken?: string; apiRoot?: string };
+  /** DISCORD_APPLICATION_ID: alerts through this application's webhooks carry Pause and Delete buttons. */
+  discord?: { applicationId?: string };
 }
 
 export type Senders = Record<ChannelType, ChannelSender>;
@@ -24,7 +26,7 @@ export function createSenders(opts: SendersOptions): Senders {
   return {
     'In App': createInAppSender(),
     Webhook: createWebhookSender({ allowPrivate, timeoutMs }),
-    Discord: createDiscordSender({ allowPrivate, timeoutMs }),
+    Discord: createDiscordSender({ allowPrivate, timeoutMs, applicationId: opts.discord?.applicationId }),
     Telegram: createTelegramSender({ ...opts.telegram, timeoutMs }),
   } satisfies Record<ChannelType, ChannelSender>;
 }
