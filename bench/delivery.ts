@@ -34,6 +34,8 @@ export interface DeliveryBenchOptions {
   perMarket: number;
   /** End to end: 1 runs the engine and the delivery worker in separate service processes. */
   split: number;
+  /** End to end: seconds at the full rate before the measured ones, not counted. */
+  warmupSeconds: number;
   /** 1 runs each worker in a child process of its own (the receiver and writer stay in this one). */
   child: number;
 }
@@ -49,6 +51,7 @@ const DEFAULTS: DeliveryBenchOptions = {
   markets: 50,
   perMarket: 10,
   split: 0,
+  warmupSeconds: 3,
   child: 0,
 };
 
@@ -248,7 +251,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
   await admin.unsafe(`create database ${dbName}`);
   console.log(`Machine: ${machine()}; database ${dbName} on ${new URL(baseUrl).host}`);
   console.log(
-    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} markets=${o.markets} perMarket=${o.perMarket} split=${o.split} child=${o.child}`,
+    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} markets=${o.markets} perMarket=${o.perMarket} split=${o.split} warmupSeconds=${o.warmupSeconds} child=${o.child}`,
   );
   const receiver = new Receiver();
   await receiver.start();
@@ -282,7 +285,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
         `  CPU over ${cpu.elapsedSeconds.toFixed(1)} s: machine ${cpu.machine.toFixed(1)} s of ${(cpu.elapsedSeconds * os.cpus().length).toFixed(1)}; bench (driver + receiver) ${cpu.bench.toFixed(1)} s; ${cpu.children.map((c) => `${c.name} ${c.seconds.toFixed(1)} s`).join('; ')}`,
       );
       rows.push([
-        `end to end, simulator price move → webhook received, ${fmt(o.rate)} firings/s for ${o.seconds} s (${fmt(e.movesPerSecond)} moves/s × ${o.perMarket} subscriptions, ${o.markets} markets; ${o.split ? 'engine and worker in separate processes' : 'one service process'})`,
+        `end to end, simulator price move → webhook received, ${fmt(o.rate)} firings/s for ${o.seconds} s after ${o.warmupSeconds} s of warm-up (${fmt(e.movesPerSecond)} moves/s × ${o.perMarket} subscriptions, ${o.markets} markets; ${o.split ? 'engine and worker in separate processes' : 'one service process'})`,
         `${fmt(e.expected)} firings${e.lateMoves > 0 ? `, ${e.lateMoves} moves late` : ''}`,
         `${fmt(e.p50, 1)} ms / ${fmt(e.p99, 1)} ms (max ${fmt(e.max, 1)})`,
         String(e.lost),

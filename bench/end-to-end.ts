@@ -26,6 +26,8 @@ export interface EndToEndOptions {
   perMarket: number;
   /** 1 runs the engine and the delivery worker in separate service processes. */
   split: number;
+  /** Seconds at the full rate before the measured ones, not counted. */
+  warmupSeconds: number;
 }
 
 export interface EndToEndResult {
@@ -54,6 +56,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+const cpuProfileArgs = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+
 interface Child {
   name: string;
   process: ChildProcess;
@@ -64,7 +68,8 @@ interface Child {
 function startChild(name: string, entry: string, env: Record<string, string>, ready: RegExp | null): Promise<Child> {
   const child: Child = {
     name,
-    process: spawn(process.execPath, [...process.execArgv, `${ROOT}${entry}`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each child there (open it in Chrome DevTools).
+    process: spawn(process.execPath, [...process.execArgv, ...cpuProfileArgs(), `${ROOT}${entry}`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
     output: '',
   };
   if (!ready) {
@@ -276,24 +281,38 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
     }, 'the warm-up firings (engine subscribed to every token)');
     await sleep(1000);
 
-    // Measured: moves evenly spaced, markets in turn, each move firing `perMarket` webhooks.
+    // Moves evenly spaced, markets in turn, each move firing `perMarket` webhooks: first
+    // `warmupSeconds` at the full rate, not counted (JIT, pools and caches reach their steady
+    // state), then `seconds` measured.
     const movesPerSecond = o.rate / o.perMarket;
-    const totalMoves = Math.round(movesPerSecond * o.seconds);
     const spacingMs = 1000 / movesPerSecond;
+    const drive = async (moves: number) => {
+      const started = performance.now();
+      let late = 0;
+      const inFlight: Promise<void>[] = [];
+      for (let i = 0; i < moves; i++) {
+        const wait = started + i * spacingMs - performance.now();
+        if (wait > 0) await sleep(wait);
+        else if (wait < -spacingMs) late++;
+        inFlight.push(move(marketIds[i % marketIds.length]!));
+      }
+      await Promise.all(inFlight);
+      return late;
+    };
+    if (o.warmupSeconds > 0) {
+      const before = receiver.received;
+      const warmupMoves = Math.round(movesPerSecond * o.warmupSeconds);
+      await drive(warmupMoves);
+      await until(async () => receiver.received - before >= warmupMoves * o.perMarket, 'the warm-up at full rate');
+      await sleep(500);
+    }
+    const totalMoves = Math.round(movesPerSecond * o.seconds);
     const cpuBefore = children.map((c) => cpuSeconds(c.process.pid));
     const busyBefore = machineBusySeconds();
     const benchCpuBefore = process.cpuUsage();
     counting = true;
     const started = performance.now();
-    let lateMoves = 0;
-    const inFlight: Promise<void>[] = [];
-    for (let i = 0; i < totalMoves; i++) {
-      const wait = started + i * spacingMs - performance.now();
-      if (wait > 0) await sleep(wait);
-      else if (wait < -spacingMs) lateMoves++;
-      inFlight.push(move(marketIds[i % marketIds.length]!));
-    }
-    await Promise.all(inFlight);
+    const lateMoves = await drive(totalMoves);
     const expected = totalMoves * o.perMarket;
     const deadline = Date.now() + 30_000;
     while (received.size < expected && Date.now() < deadline) await sleep(100);

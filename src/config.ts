@@ -39,6 +39,8 @@ export const ConfigSchema = z.object({
   ALLOW_PRIVATE_URLS: bool.default(false),
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
   WEBHOOK_RETRY_DELAY_MS: int(0, 600_000).default(1000),
+  /** Sends in flight per worker: slow receivers (up to the timeout each) must not hold up the rest. */
+  DELIVERY_CONCURRENCY: int(1, 10_000).default(64),
   DISCORD_TOKEN: optionalText,
   DISCORD_APPLICATION_ID: optionalText,
   DISCORD_API_URL: url.optional(),

@@ -25,6 +25,7 @@ export async function startWorkerRole({
     senders,
     config,
     logger: logger.child({ role: 'worker' }),
+    concurrency: config.DELIVERY_CONCURRENCY,
     // A lease outlives the longest send (timeout) with room to record the result.
     leaseMs: Math.max(30_000, config.WEBHOOK_TIMEOUT_MS * 3),
   });

@@ -99,24 +99,24 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   async function writePending(): Promise<void> {
     const batch = pending.splice(0, MAX_BATCH);
     if (pending.length > 0) void enqueue(writePending);
-    const outcomes = await database.db.transaction(async (tx) => {
-      try {
-        return await tx.transaction((savepoint) => writeFirings(savepoint, batch));
-      } catch (error) {
+    const outcomes = await database.db
+      .transaction((tx): Promise<(FireOutcome | undefined)[]> => writeFirings(tx, batch))
+      .catch(async (error: unknown) => {
         if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
-      }
-      const results: (FireOutcome | undefined)[] = [];
-      for (const { firing, ctx } of batch) {
-        // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
-        results.push(
-          await writeFiring(tx, firing, ctx).catch((error: unknown) => {
-            logger.error({ err: error, subscriptionId: firing.subscriptionId }, 'firing write failed');
-            return undefined;
-          }),
-        );
-      }
-      return results;
-    });
+        return database.db.transaction(async (tx) => {
+          const results: (FireOutcome | undefined)[] = [];
+          for (const { firing, ctx } of batch) {
+            // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
+            results.push(
+              await writeFiring(tx, firing, ctx).catch((err: unknown) => {
+                logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
+                return undefined;
+              }),
+            );
+          }
+          return results;
+        });
+      });
     batch.forEach(({ firing }, i) => {
       const outcome = outcomes[i];
       if (outcome) emitter.emit('fired', firing, outcome);

@@ -42,10 +42,16 @@ export async function loadChannels(tx: Tx, subscriptionId: string): Promise<Chan
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 interface FiringPlace {
-  market: typeof catalogMarkets.$inferSelect;
-  event: typeof catalogEvents.$inferSelect;
+  market: { id: string; question: string };
+  event: { id: string; title: string; slug: string };
   watchlistName: string;
 }
+
+/** The catalog fields a price payload names (not the whole rows: descriptions, outcomes, images). */
+const PLACE_COLUMNS = {
+  market: { id: catalogMarkets.id, question: catalogMarkets.question },
+  event: { id: catalogEvents.id, title: catalogEvents.title, slug: catalogEvents.slug },
+};
 
 /** The spec's `price_notification` payload of one firing. */
 function pricePayload(
@@ -98,7 +104,7 @@ export async function writeFiring(on: Queryable, firing: Firing, ctx: FiringCont
       const sub = await lockSubscription(tx, firing.subscriptionId);
       if (!sub || !sub.enabled) return 'skipped';
       const [where] = await tx
-        .select({ market: catalogMarkets, event: catalogEvents, watchlistName: watchlists.name })
+        .select({ ...PLACE_COLUMNS, watchlistName: watchlists.name })
         .from(catalogMarkets)
         .innerJoin(catalogEvents, eq(catalogEvents.id, catalogMarkets.eventId))
         .innerJoin(watchlists, eq(watchlists.id, sub.watchlistId))
@@ -171,7 +177,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
   const subs = new Map(locked.map((s) => [s.id, s]));
   if (subs.size === 0) return batch.map(() => 'skipped');
   const places = await tx
-    .select({ market: catalogMarkets, event: catalogEvents })
+    .select(PLACE_COLUMNS)
     .from(catalogMarkets)
     .innerJoin(catalogEvents, eq(catalogEvents.id, catalogMarkets.eventId))
     .where(inArray(catalogMarkets.id, marketIds));
