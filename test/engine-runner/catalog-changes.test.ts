@@ -120,4 +120,23 @@ describe(`engine runner: catalog changes (${engineName})`, () => {
     });
     expect((await getSub(env, a, sub)).status).toEqual({ enabled: true, reason: 'Triggered' });
   });
+
+  it('handles at the next start the changes made while no engine ran, and not the ones already handled', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 2 });
+    const wl = await watchlistWith(env, a, [event]);
+    const sub = await subscribe(env, a, wl, { scope: 'Event', eventId: event.id, type: CATALOG });
+    const first = createCatalogChangeConsumer({ database: env.database, logger: silent });
+    await first.processPending();
+    await env.database.db.insert(catalogChanges).values({ kind: 'closed_market', eventId: event.id, marketId: event.markets[0]!.id });
+    expect(await first.processPending()).toBe(1);
+    await first.stop();
+
+    // The engine is down while the second market closes; the next one picks it up where the first stopped.
+    await env.database.db.insert(catalogChanges).values({ kind: 'closed_market', eventId: event.id, marketId: event.markets[1]!.id });
+    const next = createCatalogChangeConsumer({ database: env.database, logger: silent });
+    expect(await next.processPending()).toBe(1);
+    const closed = (await notificationsOf(env, sub)).map((r) => r.payload.marketId);
+    expect(closed.sort()).toEqual(event.markets.map((m) => m.id).sort());
+  });
 });

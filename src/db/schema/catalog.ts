@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { CATALOG_CHANGE_KINDS } from '../../domain/enums.js';
 import { ts } from './columns.js';
 
@@ -106,6 +106,13 @@ export const catalogChanges = pgTable(
   },
   (t) => [index('catalog_changes_event_idx').on(t.eventId)],
 );
+
+// How far a reader of catalog_changes got, so changes made while it was stopped are still handled.
+export const changeReaderPositions = pgTable('change_reader_positions', {
+  reader: text('reader').primaryKey(),
+  lastChangeId: bigint('last_change_id', { mode: 'number' }).notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
 
 export const marketSamples = pgTable(
   'market_samples',

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { catalogChanges, catalogEvents, catalogMarkets, subscriptions, watchlists } from '../../db/schema/index.js';
+import { catalogChanges, catalogEvents, catalogMarkets, changeReaderPositions, subscriptions, watchlists } from '../../db/schema/index.js';
 import {
   CATALOG_RULE_TYPE,
   type CatalogChangeKind,
@@ -29,9 +29,16 @@ export interface CatalogChangeConsumerOptions {
   /** Told about every event whose markets changed, so price rules of wide scopes follow. */
   onEventChanged?: (eventId: string) => Promise<void> | void;
   pollIntervalMs?: number;
-  /** Start after this change id; default: the newest change at start (older ones are history). */
+  /**
+   * Start after this change id. Default: where this reader left off (its position is stored after
+   * every change, so changes made while no engine ran are handled at the next start), or, the
+   * first time, the newest change (older ones are history).
+   */
   afterId?: number;
 }
+
+/** Every engine process reads all changes under this one name; replays write nothing new (dedupe keys). */
+const READER = 'engine';
 
 export interface CatalogChangeConsumer {
   start(): Promise<void>;
@@ -186,11 +193,26 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
     if (change.kind !== 'closed_event') await options.onEventChanged?.(change.eventId);
   }
 
+  async function storedPosition(): Promise<number> {
+    const [stored] = await db.select().from(changeReaderPositions).where(eq(changeReaderPositions.reader, READER));
+    if (stored) return stored.lastChangeId;
+    const [row] = await database.rows<{ max: number | string | null }>(sql`select max(id) as max from catalog_changes`);
+    return Number(row?.max ?? 0);
+  }
+
+  /** Never moves back: another engine process may be further on. */
+  async function savePosition(id: number): Promise<void> {
+    await db
+      .insert(changeReaderPositions)
+      .values({ reader: READER, lastChangeId: id })
+      .onConflictDoUpdate({
+        target: changeReaderPositions.reader,
+        set: { lastChangeId: sql`greatest(${changeReaderPositions.lastChangeId}, excluded.last_change_id)`, updatedAt: sql`now()` },
+      });
+  }
+
   async function run(): Promise<number> {
-    if (lastId < 0) {
-      const [row] = await database.rows<{ max: number | string | null }>(sql`select max(id) as max from catalog_changes`);
-      lastId = Number(row?.max ?? 0);
-    }
+    if (lastId < 0) lastId = await storedPosition();
     let done = 0;
     for (;;) {
       const batch = await db.select().from(catalogChanges).where(gt(catalogChanges.id, lastId)).orderBy(asc(catalogChanges.id)).limit(200);
@@ -198,6 +220,7 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
       for (const change of batch) {
         await handle(change);
         lastId = change.id;
+        await savePosition(lastId);
         done++;
       }
     }
