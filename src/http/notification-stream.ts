@@ -32,6 +32,7 @@ const MAX_REMEMBERED = 1000;
 export function createNotificationStream({ database, logger, heartbeatMs = 15_000 }: NotificationStreamOptions): NotificationStream {
   const clients = new Set<Client>();
   let listening: Promise<Unlisten> | undefined;
+  let noticesHandled: Promise<void> = Promise.resolve();
 
   async function onNotice(payload: string) {
     // Redelivery notices (and anything else) are not new notifications.
@@ -48,7 +49,11 @@ export function createNotificationStream({ database, logger, heartbeatMs = 15_00
 
   async function handler(ctx: ServiceContext, req: Request, res: Response) {
     const { lastEventId } = parseInput(StreamResumeInput, { lastEventId: req.header('last-event-id') || undefined });
-    listening ??= database.listen(DELIVERY_DUE_CHANNEL, (p) => void onNotice(p));
+    listening ??= database.listen(DELIVERY_DUE_CHANNEL, (p) => {
+      // One lookup at a time: concurrent lookups finish in any order, and a stream must send in
+      // notice (commit) order, or a client resuming from the later id would miss the earlier one.
+      noticesHandled = noticesHandled.then(() => onNotice(p));
+    });
     await listening;
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
