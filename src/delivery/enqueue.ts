@@ -10,6 +10,8 @@ export const DELIVERY_DUE_CHANNEL = 'delivery_due';
 /** A redelivery wakes the workers too, but is not a new notification for the inbox streams. */
 export const REDELIVER_NOTICE_PREFIX = 'redeliver:';
 
+const DELIVERY_ROWS_PER_INSERT = 5000;
+
 export interface NotificationToWrite {
   accountId: string;
   subscriptionId: string | null;
@@ -80,7 +82,11 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
       status: 'PENDING' as const,
     })),
   );
-  if (deliveryRows.length > 0) await tx.insert(deliveries).values(deliveryRows);
+  // In chunks: PostgreSQL takes at most 65,535 parameters per statement (6 per row here), and a
+  // batch of firings times up to MAX_CHANNELS_PER_SUBSCRIPTION channels can pass that.
+  for (let start = 0; start < deliveryRows.length; start += DELIVERY_ROWS_PER_INSERT) {
+    await tx.insert(deliveries).values(deliveryRows.slice(start, start + DELIVERY_ROWS_PER_INSERT));
+  }
 
   await notifyChanges(
     tx,

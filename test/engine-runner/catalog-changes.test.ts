@@ -139,4 +139,23 @@ describe(`engine runner: catalog changes (${engineName})`, () => {
     const closed = (await notificationsOf(env, sub)).map((r) => r.payload.marketId);
     expect(closed.sort()).toEqual(event.markets.map((m) => m.id).sort());
   });
+
+  it('a first start that stops before any change still handles the changes made while it was down', async () => {
+    const fresh = await createTestEnv();
+    try {
+      const a = await fresh.newAccount();
+      const event = await seedEvent(fresh.database, { markets: 1 });
+      const wl = await watchlistWith(fresh, a, [event]);
+      const sub = await subscribe(fresh, a, wl, { scope: 'Event', eventId: event.id, type: CATALOG });
+      const first = createCatalogChangeConsumer({ database: fresh.database, logger: silent });
+      expect(await first.processPending()).toBe(0);
+      await first.stop();
+      await fresh.database.db.insert(catalogChanges).values({ kind: 'closed_market', eventId: event.id, marketId: event.markets[0]!.id });
+      const next = createCatalogChangeConsumer({ database: fresh.database, logger: silent });
+      expect(await next.processPending()).toBe(1);
+      expect(await notificationsOf(fresh, sub)).toHaveLength(1);
+    } finally {
+      await fresh.close();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'drizzle-orm';
-import { writeNotification } from '../../src/delivery/enqueue.js';
+import { writeNotification, writeNotificationsOnce } from '../../src/delivery/enqueue.js';
 import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -60,6 +60,29 @@ describe(`delivery worker (${engineName})`, () => {
       { channel_type: 'Webhook', status: 'PENDING', attempts: 0 },
     ]);
     expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['PENDING', 'PENDING']);
+  });
+
+  it('writes a batch whose deliveries need more statement parameters than PostgreSQL allows in one', async () => {
+    const a = await env.newAccount();
+    const sub = await createSubscription(env, a, [{ type: 'In App' }]);
+    // 120 notifications × 100 channels = 12,000 delivery rows, 72,000 parameters in one insert.
+    const channels = Array.from({ length: 100 }, () => ({ type: 'In App' as const }));
+    const ids = await writeNotificationsOnce(
+      env.database.db,
+      Array.from({ length: 120 }, (_, i) => ({
+        accountId: a.userId,
+        subscriptionId: sub.subscriptionId,
+        type: 'price_notification' as const,
+        payload: pricePayload(a, sub.subscriptionId, sub.watchlistId),
+        dedupeKey: `${sub.subscriptionId}:wide:${i}`,
+        channels,
+      })),
+    );
+    expect(ids.every((id) => id !== null)).toBe(true);
+    const [row] = await env.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from deliveries d join notifications n on n.id = d.notification_id where n.subscription_id = ${sub.subscriptionId}`,
+    );
+    expect(row!.n).toBe(12_000);
   });
 
   it('delivers a webhook signed with the account secret (Standard Webhooks), webhook-id = notification id', async () => {

@@ -193,11 +193,14 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
     if (change.kind !== 'closed_event') await options.onEventChanged?.(change.eventId);
   }
 
+  /** Where this reader left off; the first time, the newest change, stored at once so a stop before any change loses nothing. */
   async function storedPosition(): Promise<number> {
     const [stored] = await db.select().from(changeReaderPositions).where(eq(changeReaderPositions.reader, READER));
     if (stored) return stored.lastChangeId;
     const [row] = await database.rows<{ max: number | string | null }>(sql`select max(id) as max from catalog_changes`);
-    return Number(row?.max ?? 0);
+    const newest = Number(row?.max ?? 0);
+    await savePosition(newest);
+    return newest;
   }
 
   /** Never moves back: another engine process may be further on. */
