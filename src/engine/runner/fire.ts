@@ -9,7 +9,7 @@ import {
   watchlists,
 } from '../../db/schema/index.js';
 import type { Firing } from '../rules.js';
-import { insertNotificationWithDeliveries, payloadChannels, type ChannelRow } from './notify.js';
+import { payloadChannels, type ChannelRow } from './notify.js';
 import { writeNotificationsOnce } from '../../delivery/enqueue.js';
 
 export interface FiringContext {
@@ -94,55 +94,17 @@ function pricePayload(
 }
 
 /**
- * Writes one firing atomically (its own transaction, or a savepoint in the caller's): the subscription's new status and counters, the
- * (subscription, market) last firing, the price_notification and its deliveries.
+ * Writes one firing atomically (its own transaction, or a savepoint in the caller's): the
+ * subscription's new status and counters, the (subscription, market) last firing, the
+ * price_notification and its deliveries. The runner's fallback when a batch cannot be written whole.
  */
 export async function writeFiring(on: Queryable, firing: Firing, ctx: FiringContext): Promise<FireOutcome> {
   try {
-    // A savepoint when `on` is a transaction: the runner writes a batch of firings in one commit.
-    return await on.transaction(async (tx) => {
-      const sub = await lockSubscription(tx, firing.subscriptionId);
-      if (!sub || !sub.enabled) return 'skipped';
-      const [where] = await tx
-        .select({ ...PLACE_COLUMNS, watchlistName: watchlists.name })
-        .from(catalogMarkets)
-        .innerJoin(catalogEvents, eq(catalogEvents.id, catalogMarkets.eventId))
-        .innerJoin(watchlists, eq(watchlists.id, sub.watchlistId))
-        .where(eq(catalogMarkets.id, firing.marketId));
-      if (!where) return 'skipped';
-      const channels = await loadChannels(tx, sub.id);
-      const detectedAt = new Date(firing.atMs);
-      const payload = pricePayload(sub, where, channels, firing, ctx);
-      const id = await insertNotificationWithDeliveries(tx, {
-        accountId: sub.accountId,
-        subscriptionId: sub.id,
-        type: 'price_notification',
-        payload,
-        dedupeKey: priceDedupeKey(firing),
-        channels,
-      });
-      if (id === null) return 'duplicate';
-      const oneTime = sub.triggerType === 'One Time';
-      await tx
-        .update(subscriptions)
-        .set({
-          enabled: !oneTime,
-          statusReason: 'Triggered',
-          triggerCount: sql`${subscriptions.triggerCount} + 1`,
-          lastTriggeredAt: detectedAt,
-        })
-        .where(eq(subscriptions.id, sub.id));
-      await tx
-        .insert(subscriptionMarketState)
-        .values({ subscriptionId: sub.id, marketId: firing.marketId, lastFiredAt: detectedAt })
-        .onConflictDoUpdate({
-          target: [subscriptionMarketState.subscriptionId, subscriptionMarketState.marketId],
-          set: { lastFiredAt: detectedAt },
-        });
-      return 'written';
-    });
+    const [outcome] = await on.transaction((tx) => writeFirings(tx, [{ firing, ctx }]));
+    return outcome!;
   } catch (error) {
-    if (isUniqueViolation(error)) return 'duplicate';
+    // Written before (a replay), or by a racing writer of the same key.
+    if (error instanceof ReplayInBatch || isUniqueViolation(error)) return 'duplicate';
     throw error;
   }
 }
@@ -160,10 +122,11 @@ export class ReplayInBatch extends Error {
 }
 
 /**
- * Writes a batch of firings with the same outcome as `writeFiring` on each in turn, in a fixed
- * number of statements: at 1,000 firings/s a dozen round trips per firing would be the limit.
+ * Writes a batch of firings, with the outcome of writing each in turn, in a fixed number of
+ * statements (at 1,000 firings/s a dozen round trips per firing would be the limit): the
+ * subscriptions are locked, the state changes applied in memory in batch order, then written.
  * Throws `ReplayInBatch` when a dedupe key was already written (a replay after a crash, rare), so
- * the caller rolls this back and uses `writeFiring`, whose per-firing order settles such cases.
+ * the caller rolls this back and uses `writeFiring` on each, whose own commits settle such cases.
  */
 export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<FireOutcome[]> {
   const subscriptionIds = [...new Set(batch.map((b) => b.firing.subscriptionId))].sort();
