@@ -26,7 +26,8 @@ export async function startWorkerRole({
     config,
     logger: logger.child({ role: 'worker' }),
     concurrency: config.DELIVERY_CONCURRENCY,
-    // A lease outlives the longest send (timeout) with room to record the result.
+    // A lease outlives the longest send (a Discord one: ownership lookup, then post, each up to the
+    // timeout) with room to record the result.
     leaseMs: Math.max(30_000, config.WEBHOOK_TIMEOUT_MS * 3),
   });
   return worker;

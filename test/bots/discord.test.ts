@@ -428,8 +428,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       return createApp({ config: env.config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [endpoint] });
     }
     /** POSTs `raw` as Discord would: signed (timestamp + body) with `key`. */
-    function post(app: ReturnType<typeof appWith>, raw: string, key: KeyObject = privateKey, signedBody = raw) {
-      const timestamp = String(Math.floor(Date.now() / 1000));
+    function post(app: ReturnType<typeof appWith>, raw: string, key: KeyObject = privateKey, signedBody = raw, atMs = Date.now()) {
+      const timestamp = String(Math.floor(atMs / 1000));
       const signature = sign(null, Buffer.from(timestamp + signedBody), key).toString('hex');
       return supertest(app)
         .post('/discord/interactions')
@@ -450,14 +450,17 @@ describe('the Discord bot against a local fake Discord REST API', () => {
         await post(app, ping.replace('p1', 'p2'), privateKey, ping), // body changed after signing
         await supertest(app).post('/discord/interactions').set('content-type', 'application/json').send(ping), // unsigned
         await supertest(app).post('/discord/interactions').set('X-Signature-Ed25519', 'zz').set('X-Signature-Timestamp', '1').send(ping),
+        await post(app, ping, privateKey, ping, Date.now() - 10 * 60_000), // well signed, but 10 minutes old: a replay
       ];
       for (const res of refused) {
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: expect.any(String) });
       }
-      const notJson = await post(app, '{"type":');
-      expect(notJson.status).toBe(400);
-      expect(notJson.body).toEqual({ error: expect.any(String) });
+      for (const raw of ['{"type":', 'null']) {
+        const bad = await post(app, raw);
+        expect(bad.status).toBe(400);
+        expect(bad.body).toEqual({ error: expect.any(String) });
+      }
     });
 
     it('hands commands to handleInteraction and answers in the HTTP response, not the REST callback', async () => {
@@ -480,6 +483,22 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       await waitFor(() => followUps(list).length > 0);
       expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } }]);
       expect(api.callsTo('POST', new RegExp(`^/v10/interactions/${list.id}/`))).toEqual([]);
+    });
+
+    it('edits the placeholder once more when Discord has not stored it yet (404 on the first edit)', async () => {
+      const bot = createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: api.url, deferAfterMs: 50, placeholderRetryMs: 20, deps: { database: env.database, config: env.config, logger } });
+      const app = appWith(bot);
+      api.unknownOriginalEdits = 1;
+      const { held } = await slowSubscriptions(300);
+      const list = slash('8203', 'alerts');
+      expect((await post(app, JSON.stringify(list)).expect(200)).body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
+      await held;
+      await waitFor(() => followUps(list).length >= 2);
+      expect(followUps(list)).toEqual([
+        { method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } },
+        { method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } },
+      ]);
+      expect(api.unknownOriginalEdits).toBe(0);
     });
 
     it('the bots role offers the endpoint when DISCORD_PUBLIC_KEY is set', async () => {

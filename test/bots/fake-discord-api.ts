@@ -22,6 +22,8 @@ export interface FakeDiscordApi {
   failWebhookLookups: boolean;
   /** Deferred answers (callback type 5) are refused with 400 while set. */
   rejectDeferrals: boolean;
+  /** This many edits of an original answer are refused with 404 Unknown Message first (not stored yet). */
+  unknownOriginalEdits: number;
   /** A webhook in `channel` made by someone else (a user, or another application when given). */
   addForeignWebhook(channel: string, ownerApplicationId?: string): string;
   callsTo(method: string, path: RegExp): DiscordCall[];
@@ -33,7 +35,7 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
   const calls: DiscordCall[] = [];
   const forbiddenChannels = new Set<string>();
   const delays: FakeDiscordApi['delays'] = [];
-  const state = { failWebhookLookups: false, rejectDeferrals: false };
+  const state = { failWebhookLookups: false, rejectDeferrals: false, unknownOriginalEdits: 0 };
   let hookId = 9000;
   let url = '';
   type Hook = { id: string; token: string; channel_id: string; name?: string; application_id: string | null; url: string };
@@ -85,6 +87,10 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
       }
       // The interaction's own webhook: follow-ups, and edits and deletion of the original answer.
       if (/^\/v10\/webhooks\/[^/]+\/[^/]+(\/messages\/@original)?$/.test(path)) {
+        if (req.method === 'PATCH' && state.unknownOriginalEdits > 0) {
+          state.unknownOriginalEdits--;
+          return json(404, { message: 'Unknown Message', code: 10008 });
+        }
         if (req.method === 'DELETE') {
           res.statusCode = 204;
           return res.end();
@@ -112,6 +118,12 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
     },
     set rejectDeferrals(value: boolean) {
       state.rejectDeferrals = value;
+    },
+    get unknownOriginalEdits() {
+      return state.unknownOriginalEdits;
+    },
+    set unknownOriginalEdits(value: number) {
+      state.unknownOriginalEdits = value;
     },
     addForeignWebhook: (channel, owner) => makeHook(channel, 'Someone else', owner ?? null).url,
     callsTo: (method, path) => calls.filter((c) => c.method === method && path.test(c.path)),

@@ -109,12 +109,17 @@ describe('Discord buttons', () => {
     expect(customIds(posted(receiver)[0])).toEqual([]);
   });
 
-  it('still delivers the alert, without Pause and Delete, when the lookup fails, and asks again next time', async () => {
+  it('still delivers the alert, without Pause and Delete, when the lookup fails, and asks again a minute later', async () => {
     receiver = await ownedBy((res) => json(res, 500, { message: 'oops' }));
-    const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 2000, applicationId: 'app-1' });
+    let clock = 0;
+    const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 2000, applicationId: 'app-1', now: () => clock });
     expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent', statusCode: 200 });
+    clock += 59_000;
     expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
-    expect(receiver.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
+    expect(receiver.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'POST']);
+    clock += 2_000;
+    expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    expect(receiver.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'POST', 'GET', 'POST']);
     for (const body of posted(receiver)) expect(customIds(body)).toEqual([]);
 
     await receiver.close();
@@ -123,6 +128,7 @@ describe('Discord buttons', () => {
       res.end('{"applicat'); // cut short: not JSON
     });
     expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
+    clock += 61_000;
     expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
     expect(receiver.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
     expect(customIds(posted(receiver)[0])).toEqual([]);

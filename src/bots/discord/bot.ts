@@ -45,6 +45,8 @@ export interface DiscordBotOptions {
    * with a deferred answer and the result replaces it later (DEFAULT_DEFER_AFTER_MS by default).
    */
   deferAfterMs?: number;
+  /** How long to wait before the one retry of an edit Discord answered 404 (see afterPlaceholder). */
+  placeholderRetryMs?: number;
   deps: SystemDeps;
 }
 
@@ -104,7 +106,15 @@ function loggable(err: unknown): unknown {
 }
 
 /** The Discord transport for the shared command layer: slash commands over REST, answered over REST. */
-export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferAfterMs = DEFAULT_DEFER_AFTER_MS, deps }: DiscordBotOptions): DiscordBot {
+export function createDiscordBot({
+  token,
+  applicationId,
+  apiUrl,
+  guildId,
+  deferAfterMs = DEFAULT_DEFER_AFTER_MS,
+  placeholderRetryMs = 500,
+  deps,
+}: DiscordBotOptions): DiscordBot {
   const rest = new REST(apiUrl ? { api: apiUrl } : {}).setToken(token);
   const webhooks = new Map<string, string>(); // channel id → webhook URL
   let client: Client | undefined;
@@ -135,6 +145,17 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
         },
       );
     }, deferAfterMs);
+    // Over HTTP the placeholder is our response body: an edit can reach Discord before it has
+    // stored it, and is then answered 404 (Unknown Webhook or Message). Once more, a moment later.
+    async function afterPlaceholder(call: () => Promise<unknown>): Promise<void> {
+      try {
+        await call();
+      } catch (err) {
+        if (!(err instanceof DiscordAPIError && err.status === 404)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, placeholderRetryMs));
+        await call();
+      }
+    }
     return async (text, ephemeral, reply) => {
       clearTimeout(timer);
       const rows = reply ? components(reply) : undefined;
@@ -146,11 +167,11 @@ export function createDiscordBot({ token, applicationId, apiUrl, guildId, deferA
       if (ephemeral && !privateByDefault) {
         // The placeholder is public and an edit cannot make it private: answer in a private
         // follow-up and take the placeholder away.
-        await rest.post(Routes.webhook(applicationId, interaction.token), { body: { ...data, flags: EPHEMERAL }, auth: false });
-        await rest.delete(Routes.webhookMessage(applicationId, interaction.token, '@original'), { auth: false });
+        await afterPlaceholder(() => rest.post(Routes.webhook(applicationId, interaction.token), { body: { ...data, flags: EPHEMERAL }, auth: false }));
+        await afterPlaceholder(() => rest.delete(Routes.webhookMessage(applicationId, interaction.token, '@original'), { auth: false }));
         return;
       }
-      await rest.patch(Routes.webhookMessage(applicationId, interaction.token, '@original'), { body: data, auth: false });
+      await afterPlaceholder(() => rest.patch(Routes.webhookMessage(applicationId, interaction.token, '@original'), { body: data, auth: false }));
     };
   }
 

@@ -1,3 +1,3 @@
 export { createDiscordBot, EPHEMERAL, NEED_WEBHOOK_PERMISSION, type DiscordBot, type DiscordBotOptions, type RawInteraction } from './bot.js';
 export { DISCORD_COMMANDS, optionsToText } from './commands.js';
-export { DISCORD_INTERACTIONS_PATH, discordInteractionsEndpoint, verifyDiscordSignature, type InteractionsEndpoint } from './interactions-endpoint.js';
+export { discordInteractionsEndpoint, type InteractionsEndpoint } from './interactions-endpoint.js';

@@ -13,9 +13,23 @@ export function discordPublicKey(hex: string): KeyObject {
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(hex, 'hex').toString('base64url') }, format: 'jwk' });
 }
 
-/** Discord signs the timestamp header followed by the raw body with the application's Ed25519 key. */
-export function verifyDiscordSignature(key: KeyObject, signature: string | undefined, timestamp: string | undefined, body: Buffer): boolean {
-  if (!signature || !timestamp || !/^[0-9a-f]{128}$/i.test(signature)) return false;
+/** How far a request's signed timestamp may be from our clock: older ones could be replays. */
+const MAX_CLOCK_SKEW_S = 5 * 60;
+
+/**
+ * Discord signs the timestamp header (Unix seconds) followed by the raw body with the
+ * application's Ed25519 key. A valid signature on a stale timestamp is refused too, so a captured
+ * request (a `/delete`, say) cannot be played again later.
+ */
+export function verifyDiscordSignature(
+  key: KeyObject,
+  signature: string | undefined,
+  timestamp: string | undefined,
+  body: Buffer,
+  nowMs = Date.now(),
+): boolean {
+  if (!signature || !timestamp || !/^[0-9a-f]{128}$/i.test(signature) || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > MAX_CLOCK_SKEW_S) return false;
   return verify(null, Buffer.concat([Buffer.from(timestamp, 'utf8'), body]), key, Buffer.from(signature, 'hex'));
 }
 
@@ -44,6 +58,10 @@ export function discordInteractionsEndpoint(publicKey: string, bot: Pick<Discord
       interaction = JSON.parse(body.toString('utf8')) as RawInteraction;
     } catch {
       res.status(400).json({ error: 'The body is not JSON' });
+      return;
+    }
+    if (typeof interaction !== 'object' || interaction === null) {
+      res.status(400).json({ error: 'The body is not an interaction object' });
       return;
     }
     if (interaction.type === PING) {

@@ -84,6 +84,8 @@ export function formatDiscordComponents(payload: Record<string, unknown>, links:
 /** `…/webhooks/{id}/{token}`, with or without /api/v10. */
 const WEBHOOK_PATH = /\/webhooks\/\d+\/[^/]+\/?$/;
 const MAX_CACHED_WEBHOOKS = 10_000;
+/** After a failed ownership lookup, alerts to that webhook go without Pause and Delete this long. */
+const FAILED_LOOKUP_RETRY_MS = 60_000;
 
 export interface DiscordSenderOptions {
   allowPrivate: boolean;
@@ -94,12 +96,21 @@ export interface DiscordSenderOptions {
    * interactive components from other webhooks, and their clicks would go to another application).
    */
   applicationId?: string;
+  /** The clock for the lookup cache (tests). */
+  now?: () => number;
 }
 
-export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicationId }: DiscordSenderOptions): ChannelSender {
+export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicationId, now = Date.now }: DiscordSenderOptions): ChannelSender {
   // Keyed by the whole webhook URL (host, id and token), not the id alone: an answer from one host
   // must not vouch for a webhook id that some other stored URL points at.
-  const owned = new Map<string, boolean>(); // webhook URL → made by our application
+  const owned = new Map<string, { mine: boolean; until: number }>(); // webhook URL → made by our application
+
+  function remember(key: string, mine: boolean, forMs: number): boolean {
+    owned.delete(key); // re-inserted last: the oldest entry is the first one evicted
+    if (owned.size >= MAX_CACHED_WEBHOOKS) owned.delete(owned.keys().next().value!);
+    owned.set(key, { mine, until: now() + forMs });
+    return mine;
+  }
 
   async function ownedByUs(webhook: URL): Promise<boolean> {
     if (!applicationId || !WEBHOOK_PATH.test(webhook.pathname)) return false;
@@ -108,20 +119,18 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
     lookup.hash = '';
     const key = lookup.toString();
     const known = owned.get(key);
-    if (known !== undefined) return known;
+    if (known && known.until > now()) return known.mine;
     try {
       // Get Webhook with Token: no bot token needed, so a worker without the bot can ask too.
       const response = await getJson(lookup, { allowPrivate, timeoutMs });
       const answer = isSuccess(response.statusCode) ? parseJsonObject(response.body) : undefined;
-      // Not remembered: a later alert asks again. The send below reports a deleted webhook itself.
-      if (!answer) return false;
-      const mine = answer['application_id'] === applicationId;
-      if (owned.size >= MAX_CACHED_WEBHOOKS) owned.delete(owned.keys().next().value!);
-      owned.set(key, mine);
-      return mine;
+      // A failure is remembered briefly: every alert to an unreachable webhook would otherwise
+      // pay a lookup (up to the timeout) first. The send below reports a deleted webhook itself.
+      if (!answer) return remember(key, false, FAILED_LOOKUP_RETRY_MS);
+      return remember(key, answer['application_id'] === applicationId, Infinity);
     } catch {
       // The lookup only decides the buttons; it must never keep the alert from going out.
-      return false;
+      return remember(key, false, FAILED_LOOKUP_RETRY_MS);
     }
   }
 
