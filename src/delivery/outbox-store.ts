@@ -55,7 +55,7 @@ export async function claimDueDeliveries(
     )
     select c.id, c.notification_id as "notificationId", c.position, c.channel_type as "channelType", c.settings, c.attempts,
       c.lease_until::text as lease,
-      n.account_id as "accountId", n.subscription_id as "subscriptionId", n.payload,
+      n.payload,
       a.webhook_secret as "webhookSecret",
       -- only this round's tries: a redelivery resets attempts to 0 and starts a new round
       case when c.attempts = 0 then 0 else (select count(*)::int from (
@@ -77,8 +77,6 @@ export async function claimDueDeliveries(
     attempts: r.attempts,
     lease: r.lease,
     context: {
-      accountId: r.accountId,
-      subscriptionId: r.subscriptionId,
       payload: r.payload,
       webhookSecret: r.webhookSecret,
       rateLimitedBefore: r.rateLimitedBefore,
@@ -87,8 +85,6 @@ export async function claimDueDeliveries(
 }
 
 export interface SendContext {
-  accountId: string;
-  subscriptionId: string | null;
   payload: Record<string, unknown>;
   webhookSecret: string;
   /** Earlier answers of this delivery that were HTTP 429. */
@@ -103,19 +99,7 @@ export interface AttemptOutcome {
 
 export interface AttemptRecord {
   delivery: ClaimedDelivery;
-  context: SendContext;
   outcome: AttemptOutcome;
-}
-
-/** Records one attempt; see recordAttempts. False when the lease was lost meanwhile. */
-export async function recordAttempt(
-  database: Database,
-  delivery: ClaimedDelivery,
-  context: SendContext,
-  outcome: AttemptOutcome,
-): Promise<boolean> {
-  const kept = await recordAttempts(database, [{ delivery, context, outcome }]);
-  return kept.has(delivery.id);
 }
 
 /**

@@ -94,7 +94,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
       freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
     });
-    const kept = await record({ delivery, context, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs } });
+    const kept = await record({ delivery, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs } });
     if (!kept) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
     if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
   }

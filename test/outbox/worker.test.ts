@@ -83,6 +83,8 @@ describe(`delivery worker (${engineName})`, () => {
       sql`select count(*)::int as n from deliveries d join notifications n on n.id = d.notification_id where n.subscription_id = ${sub.subscriptionId}`,
     );
     expect(row!.n).toBe(12_000);
+    // Not left for the workers of the next tests to drain first.
+    await env.database.rows(sql`delete from notifications where subscription_id = ${sub.subscriptionId}`);
   });
 
   it('delivers a webhook signed with the account secret (Standard Webhooks), webhook-id = notification id', async () => {

@@ -22,7 +22,7 @@ export const notifications = pgTable(
   (t) => [
     uniqueIndex('notifications_dedupe_idx').on(t.dedupeKey),
     index('notifications_account_idx').on(t.accountId, t.id),
-    // A subscription's latest notification: the channel status mirror's "no later one" check.
+    // A subscription's latest notification, whose deliveries give its channels' status (channel-status.ts).
     index('notifications_subscription_idx').on(t.subscriptionId, t.id),
   ],
 );

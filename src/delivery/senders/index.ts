@@ -6,7 +6,7 @@ import type { ChannelSender } from './types.js';
 import { createWebhookSender } from './webhook.js';
 
 export type { ChannelSender, DeliveryJob, SendOutcome, SendResult, ChannelSettings } from './types.js';
-export { formatDiscordComponents, formatDiscordEmbed } from './discord.js';
+export { formatDiscordEmbed } from './discord.js';
 export { formatTelegramMessage } from './telegram.js';
 
 export interface SendersOptions {
