@@ -24,6 +24,7 @@ import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { createTestEnv, TEST_SETTINGS, type TestEnv } from '../support/context.js';
 import { startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
+import { subscribe } from '../support/subscriptions.js';
 
 const APP = '111222333';
 const logger = createLogger('silent');
@@ -273,20 +274,12 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const auth = { Authorization: `Bearer ${await discordToken(bot, '8101')}` };
     const stored = (await env.http.get(`/subscription/${ours}`).set(auth).expect(200)).body.subscription;
     const foreignUrl = api.addForeignWebhook('chan-alerts');
-    const foreign = (
-      await env.http
-        .post('/subscriptions')
-        .set(auth)
-        .send({
-          watchlistId: stored.watchlistId,
-          subscriptionScope: 'Market',
-          eventId: event.id,
-          marketId: event.markets[0]!.id,
-          subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 45 } } },
-          channels: [{ type: 'Discord', settings: { discordWebhookUrl: foreignUrl } }],
-        })
-        .expect(201)
-    ).body.subscription.subscriptionId as string;
+    const foreign = await subscribe(env, { auth }, stored.watchlistId, {
+      eventId: event.id,
+      marketId: event.markets[0]!.id,
+      threshold: 45,
+      channels: [{ type: 'Discord', settings: { discordWebhookUrl: foreignUrl } }],
+    });
 
     const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8101' });
     const worker = await startWorkerRole({ database: env.database, config: { ...env.config, DISCORD_APPLICATION_ID: APP }, logger });

@@ -7,8 +7,7 @@ import { createNotificationStream, type NotificationStream } from '../../src/htt
 import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { writeNotificationsOnce } from '../../src/delivery/enqueue.js';
-import { createSubscription, fire, OUTBOX_SETTINGS, pricePayload, waitFor } from './support.js';
+import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, waitFor } from './support.js';
 
 let env: TestEnv;
 let stream: NotificationStream;
@@ -107,18 +106,7 @@ describe(`notification stream (${engineName})`, () => {
     const sub = await createSubscription(env, a, [{ type: 'In App' }]);
     const live = await openStream(a.auth);
     // One commit, as the engine writes a batch of firings: 30 notices arrive at once.
-    const ids = await writeNotificationsOnce(
-      env.database.db,
-      Array.from({ length: 30 }, (_, i) => ({
-        accountId: a.userId,
-        subscriptionId: sub.subscriptionId,
-        type: 'price_notification' as const,
-        payload: pricePayload(a, sub.subscriptionId, sub.watchlistId),
-        dedupeKey: `${sub.subscriptionId}:order:${i}`,
-        channels: [{ type: 'In App' as const }],
-      })),
-    );
-    const written = ids.map((id) => id!);
+    const written = await fireMany(env, a, sub, 30);
     await waitFor(() => live.events().length >= written.length);
     expect(live.events().map((e) => e.id)).toEqual(written);
     live.close();

@@ -1,6 +1,6 @@
 import { createLogger } from '../../src/logger.js';
 import type { Config } from '../../src/config.js';
-import { writeNotification } from '../../src/delivery/enqueue.js';
+import { writeNotification, writeNotificationsOnce } from '../../src/delivery/enqueue.js';
 import { createSenders } from '../../src/delivery/senders/index.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/worker.js';
 import type { Database } from '../../src/db/index.js';
@@ -67,6 +67,32 @@ export async function fire(env: TestEnv, account: TestAccount, sub: Awaited<Retu
     channels: sub.channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
   });
   return { id, payload };
+}
+
+/** `count` notifications of `sub` in one commit, as the engine writes a batch of firings; answers their ids. */
+export async function fireMany(
+  env: TestEnv,
+  account: TestAccount,
+  sub: Awaited<ReturnType<typeof createSubscription>>,
+  count: number,
+  channels: ChannelInput[] = sub.channels,
+): Promise<string[]> {
+  const ids = await writeNotificationsOnce(
+    env.database.db,
+    Array.from({ length: count }, () => {
+      const payload = pricePayload(account, sub.subscriptionId, sub.watchlistId);
+      return {
+        accountId: account.userId,
+        subscriptionId: sub.subscriptionId,
+        type: 'price_notification' as const,
+        payload,
+        dedupeKey: `${sub.subscriptionId}:mk-1:${payload.detectedAtMs}`,
+        channels: channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
+      };
+    }),
+  );
+  if (ids.includes(null)) throw new Error('fireMany: a dedupe key was already written');
+  return ids as string[];
 }
 
 export function startWorker(database: Database, config: Config, opts: Partial<DeliveryWorkerOptions> = {}) {

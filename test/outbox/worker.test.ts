@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'drizzle-orm';
-import { writeNotification, writeNotificationsOnce } from '../../src/delivery/enqueue.js';
+import { writeNotification } from '../../src/delivery/enqueue.js';
 import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
-import { createSubscription, fire, OUTBOX_SETTINGS, pricePayload, startWorker, waitFor } from './support.js';
+import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, pricePayload, startWorker, waitFor } from './support.js';
 
 let env: TestEnv;
 const receivers: Receiver[] = [];
@@ -66,19 +66,8 @@ describe(`delivery worker (${engineName})`, () => {
     const a = await env.newAccount();
     const sub = await createSubscription(env, a, [{ type: 'In App' }]);
     // 120 notifications × 100 channels = 12,000 delivery rows, 72,000 parameters in one insert.
-    const channels = Array.from({ length: 100 }, () => ({ type: 'In App' as const }));
-    const ids = await writeNotificationsOnce(
-      env.database.db,
-      Array.from({ length: 120 }, (_, i) => ({
-        accountId: a.userId,
-        subscriptionId: sub.subscriptionId,
-        type: 'price_notification' as const,
-        payload: pricePayload(a, sub.subscriptionId, sub.watchlistId),
-        dedupeKey: `${sub.subscriptionId}:wide:${i}`,
-        channels,
-      })),
-    );
-    expect(ids.every((id) => id !== null)).toBe(true);
+    const ids = await fireMany(env, a, sub, 120, Array.from({ length: 100 }, () => ({ type: 'In App' as const })));
+    expect(ids).toHaveLength(120);
     const [row] = await env.database.rows<{ n: number }>(
       sql`select count(*)::int as n from deliveries d join notifications n on n.id = d.notification_id where n.subscription_id = ${sub.subscriptionId}`,
     );
