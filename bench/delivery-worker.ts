@@ -11,7 +11,7 @@ const worker = await startDeliveryWorker({
   database,
   senders: createSenders({ allowPrivateUrls: true, timeoutMs: 5000 }),
   logger: createLogger('warn'),
-  config: { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, HOST: '127.0.0.1', PORT: 3000 },
+  config: { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined },
   concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64),
   workerId: `bench-child-${process.pid}`,
 });

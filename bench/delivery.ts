@@ -165,7 +165,7 @@ function tally(receiver: Receiver, enqueuedAt: Map<string, number>): Tally {
 }
 
 const LOGGER = createLogger('warn');
-const WORKER_CONFIG = { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, HOST: '127.0.0.1', PORT: 3000 };
+const WORKER_CONFIG = { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined };
 
 async function startWorkers(databaseUrl: string, count: number, o: DeliveryBenchOptions): Promise<() => Promise<void>> {
   if (o.child) {

@@ -11,7 +11,7 @@ export interface DeliveryWorkerOptions {
   database: Database;
   senders: Senders;
   logger: Logger;
-  config: Pick<Config, 'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL' | 'HOST' | 'PORT'>;
+  config: Pick<Config, 'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL'>;
   concurrency?: number;
   /** How long a claim lasts; a crashed worker's deliveries are taken over after it. */
   leaseMs?: number;
@@ -169,12 +169,14 @@ export function buildJob(
   delivery: ClaimedDelivery,
   context: SendContext,
   attempt: number,
-  config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>,
+  config: Pick<Config, 'PUBLIC_URL'>,
 ): DeliveryJob {
   const { payload } = context;
   const slug = typeof payload.polymarketSlug === 'string' ? payload.polymarketSlug : '';
   const marketId = typeof payload.marketId === 'string' ? payload.marketId : undefined;
-  const base = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
+  // Chat buttons and embeds link to the chart only at an address the reader can open: Telegram
+  // refuses the whole message for a button to a host like localhost, and a private one is no use.
+  const base = config.PUBLIC_URL?.replace(/\/+$/, '');
   return {
     notificationId: delivery.notificationId,
     attempt,
@@ -183,7 +185,7 @@ export function buildJob(
     signingSecret: context.webhookSecret,
     links: {
       venueUrl: `https://polymarket.com/event/${encodeURIComponent(slug)}`,
-      ...(marketId ? { chartUrl: `${base}/markets/${encodeURIComponent(marketId)}/chart.svg` } : {}),
+      ...(marketId && base ? { chartUrl: `${base}/markets/${encodeURIComponent(marketId)}/chart.svg` } : {}),
     },
   };
 }

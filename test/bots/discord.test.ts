@@ -282,7 +282,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     });
 
     const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8101' });
-    const worker = await startWorkerRole({ database: env.database, config: { ...env.config, DISCORD_APPLICATION_ID: APP }, logger });
+    const worker = await startWorkerRole({ database: env.database, config: { ...env.config, DISCORD_APPLICATION_ID: APP, PUBLIC_URL: 'https://oddswatch.example' }, logger });
     try {
       for (const [subscriptionId, url] of [
         [ours, stored.channels[0].settings.discordWebhookUrl as string],
