@@ -114,7 +114,7 @@ describe(`engine runner: batched firing writes (${engineName})`, () => {
         const seen = new Set<string>();
         const batch: PendingFiring[] = firings
           .filter((f) => !seen.has(`${f.subscriptionId}:${f.marketId}:${f.atMs}`) && seen.add(`${f.subscriptionId}:${f.marketId}:${f.atMs}`))
-          .map((firing) => ({ firing, ctx: { receivedAtMs: start, sourceTimestampMs: start - 1 } }));
+          .map((firing) => ({ firing, ctx: { receivedAtMs: start, sourceTimestampMs: firing.atMs - 1 } }));
         const one = await runThenRollBack(async (tx) => {
           const outcomes = [];
           for (const { firing, ctx } of batch) outcomes.push(await writeFiring(tx, firing, ctx));

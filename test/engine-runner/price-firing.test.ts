@@ -47,7 +47,7 @@ describe(`engine runner: price firings (${engineName})`, () => {
     const n = rows[0]!;
     expect(n.type).toBe('price_notification');
     expect(n.accountId).toBe(a.userId);
-    expect(n.dedupeKey).toBe(`${subId}:${market.id}:${c.now()}`);
+    expect(n.dedupeKey).toBe(`${subId}:${market.id}:123`); // the venue's timestamp of the move
     expect(n.payload).toMatchObject({
       type: 'price_notification',
       userId: a.userId,
@@ -217,5 +217,22 @@ describe(`engine runner: price firings (${engineName})`, () => {
     runner.onPrice(m.yesTokenId, 0.65, c.advance(10));
     await runner.idle();
     expect(outcomes).toEqual(['skipped']);
+  });
+
+  it('two engines that both own a token for a moment and see the same venue message write one notification', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const market = event.markets[0]!;
+    const subId = await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: market.id, threshold: 60 });
+    const one = await started(clock());
+    const other = await started(clock(Date.UTC(2026, 0, 1) + 7)); // detects a few ms apart
+    const source = { event_type: 'price_change', market: '0xdef', timestamp: '1767225600500' };
+    for (const { runner, c } of [one, other]) runner.onPrice(market.yesTokenId, 0.5, c.now());
+    for (const { runner, c } of [one, other]) runner.onPrice(market.yesTokenId, 0.65, c.now(), source, 1767225600500);
+    await Promise.all([one.runner.idle(), other.runner.idle()]);
+    const rows = await notificationsOf(env, subId);
+    expect(rows).toHaveLength(1);
+    expect((await getSub(env, a, subId)).triggerCount).toBe(1);
   });
 });

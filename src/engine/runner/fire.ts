@@ -23,8 +23,14 @@ export interface FiringContext {
 
 export type FireOutcome = 'written' | 'duplicate' | 'skipped';
 
-export const priceDedupeKey = (f: Pick<Firing, 'subscriptionId' | 'marketId' | 'atMs'>) =>
-  `${f.subscriptionId}:${f.marketId}:${f.atMs}`;
+/**
+ * One notification per subscription, market and price move. The move is named by the venue's own
+ * timestamp when a venue message caused it, so two engine processes that both own a token for a
+ * moment (scale-out membership changing) and both see the message write it once; a firing with no
+ * venue message (a rule added, a pause ending) is named by its detection time.
+ */
+export const priceDedupeKey = (f: Pick<Firing, 'subscriptionId' | 'marketId' | 'atMs'>, ctx: Pick<FiringContext, 'sourceTimestampMs'>) =>
+  `${f.subscriptionId}:${f.marketId}:${ctx.sourceTimestampMs ?? f.atMs}`;
 
 /** Locks the subscription row; undefined when it is gone. */
 export async function lockSubscription(tx: Tx, subscriptionId: string) {
@@ -170,7 +176,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
   // The state changes of writeFiring, applied in memory in batch order.
   const enabled = new Map([...subs.values()].map((s) => [s.id, s.enabled]));
   const outcomes: FireOutcome[] = [];
-  const written: { sub: SubscriptionRow; firing: Firing; channels: ChannelRow[]; payload: Record<string, unknown> }[] = [];
+  const written: { sub: SubscriptionRow; firing: Firing; channels: ChannelRow[]; payload: Record<string, unknown>; dedupeKey: string }[] = [];
   for (const { firing, ctx } of batch) {
     const sub = subs.get(firing.subscriptionId);
     const place = placeByMarket.get(firing.marketId);
@@ -180,7 +186,13 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
       continue;
     }
     const channels = channelsBySub.get(sub.id) ?? [];
-    written.push({ sub, firing, channels, payload: pricePayload(sub, { ...place, watchlistName }, channels, firing, ctx) });
+    written.push({
+      sub,
+      firing,
+      channels,
+      payload: pricePayload(sub, { ...place, watchlistName }, channels, firing, ctx),
+      dedupeKey: priceDedupeKey(firing, ctx),
+    });
     outcomes.push('written');
     if (sub.triggerType === 'One Time') enabled.set(sub.id, false);
   }
@@ -193,7 +205,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
       subscriptionId: w.sub.id,
       type: 'price_notification' as const,
       payload: w.payload,
-      dedupeKey: priceDedupeKey(w.firing),
+      dedupeKey: w.dedupeKey,
       channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
     })),
   );
