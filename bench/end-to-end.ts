@@ -159,7 +159,7 @@ interface VenueEvent {
 }
 
 export async function runEndToEnd(database: Database, databaseUrl: string, o: EndToEndOptions): Promise<EndToEndResult> {
-  // (subscription, move time) → receive times: one webhook per subscription per move.
+  // (subscription, move time) → latency of each receipt: one webhook expected per subscription per move.
   const received = new Map<string, number[]>();
   // Where the time goes, per first receipt: venue → engine detection → payload built (in the write) → received.
   const stages = { detect: [] as number[], write: [] as number[], deliver: [] as number[] };
