@@ -81,6 +81,21 @@ describe('engine shards: several processes on one database (PostgreSQL only; ski
     await m1.close();
   });
 
+  it.runIf(onPostgres)('a process joining or leaving is seen by the others at once, not at their next refresh', async () => {
+    const slow = async (database: Database) => {
+      const m = await joinShards({ database, logger: silent, refreshIntervalMs: 60_000 });
+      cleanup.push(() => m.close());
+      return m;
+    };
+    const m1 = await slow(env.database);
+    expect(m1.view).toEqual({ count: 1, rank: 0 });
+    const m2 = await slow(await secondHandle());
+    await eventually(() => expect(m1.view.count).toBe(2), 2000);
+    await m2.close();
+    await eventually(() => expect(m1.view).toEqual({ count: 1, rank: 0 }), 2000);
+    await m1.close();
+  });
+
   it.runIf(onPostgres)('two runners fed the same prices write exactly one notification (the owner\'s)', async () => {
     const a = await env.newAccount();
     const event = await seedEvent(env.database, { title: 'Shared token', markets: 1 });

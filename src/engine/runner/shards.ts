@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import { notifyChange, type Database, type Unlisten } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 
 /**
@@ -67,6 +67,13 @@ export interface ShardMembershipOptions {
 
 type Lock = { release(): Promise<void> };
 
+/**
+ * Announced when a process joins or leaves gracefully, so the others re-read the members at once
+ * instead of at their next refresh: tokens of a process that stops have no owner until then. A
+ * crashed process announces nothing; the periodic refresh finds it.
+ */
+export const SHARDS_CHANGED = 'engine_shards_changed';
+
 async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock }> {
   for (let k = 0; k < MAX_SHARDS; k++) {
     const lock = await database.tryAdvisoryLock(SHARD_LOCK_CLASS, k);
@@ -94,8 +101,13 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let refreshing: Promise<boolean> | undefined;
+  let unlisten: Unlisten | undefined;
 
   if (database.kind === 'postgres') ({ slot, lock } = await claimSlot(database));
+  const announce = () =>
+    notifyChange(database.db, SHARDS_CHANGED, String(slot)).catch((error: unknown) =>
+      logger.warn({ err: error }, 'announcing an engine shard change failed'),
+    );
 
   async function readView(): Promise<boolean> {
     if (database.kind !== 'postgres' || closed) return false;
@@ -133,9 +145,11 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
+      await unlisten?.().catch(() => {});
       await refreshing?.catch(() => {});
       await lock?.release();
       lock = undefined;
+      if (database.kind === 'postgres') await announce();
     },
     on(event, listener) {
       emitter.on(event, listener as (...args: unknown[]) => void);
@@ -148,7 +162,11 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
   };
 
   if (database.kind === 'postgres') {
+    unlisten = await database.listen(SHARDS_CHANGED, () => {
+      membership.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading engine shard members failed'));
+    });
     await membership.refresh();
+    await announce();
     timer = setInterval(() => {
       membership.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading engine shard members failed'));
     }, options.refreshIntervalMs ?? 2000);
