@@ -5,6 +5,7 @@ import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
+import { subscribe } from '../support/subscriptions.js';
 
 let env: TestEnv;
 let fed: SeededEvent;
@@ -97,22 +98,14 @@ describe('the command layer', () => {
     expect(reply.buttons).toEqual([[{ label: 'Pause', action: `pause:${subId}` }, { label: 'Delete', action: `delete:${subId}` }]]);
     const viaBot = (await env.http.get(`/subscription/${subId}`).set(auth).expect(200)).body.subscription;
 
-    const viaRest = (
-      await env.http
-        .post('/subscriptions')
-        .set(auth)
-        .send({
-          watchlistId: viaBot.watchlistId,
-          subscriptionScope: 'Market',
-          eventId: fed.id,
-          marketId: fed.markets[0]!.id,
-          subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 60 } } },
-          triggerType: 'Recurring',
-          triggerInterval: '5m',
-          channels: [{ type: 'Telegram', settings: { telegramChatId: 1005 } }],
-        })
-        .expect(201)
-    ).body.subscription;
+    const restId = await subscribe(env, { auth }, viaBot.watchlistId, {
+      eventId: fed.id,
+      marketId: fed.markets[0]!.id,
+      threshold: 60,
+      triggerInterval: '5m',
+      channels: [{ type: 'Telegram', settings: { telegramChatId: 1005 } }],
+    });
+    const viaRest = (await env.http.get(`/subscription/${restId}`).set(auth).expect(200)).body.subscription;
     const comparable = (s: Record<string, unknown>) => ({ ...s, subscriptionId: 'x', createdAt: 'x', updatedAt: 'x' });
     expect(comparable(viaBot)).toEqual(comparable(viaRest));
     expect(viaBot.watchlistName).toBe('My watchlist');

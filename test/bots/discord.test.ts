@@ -181,22 +181,15 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const viaDiscord = (await env.http.get(`/subscription/${subId}`).set(auth).expect(200)).body.subscription;
     expect(viaDiscord.channels[0].type).toBe('Discord');
 
-    const created = (
-      await env.http
-        .post('/subscriptions')
-        .set(auth)
-        .send({
-          watchlistId: viaDiscord.watchlistId,
-          subscriptionScope: 'Market',
-          eventId: event.id,
-          marketId: event.markets[1]!.id,
-          subscriptionTypeConfig: { type: 'Crossing Step', config: { params: { threshold_percent: 10 } } },
-          triggerType: 'One Time',
-          channels: viaDiscord.channels,
-        })
-        .expect(201)
-    ).body.subscription;
-    const viaRest = (await env.http.get(`/subscription/${created.subscriptionId}`).set(auth).expect(200)).body.subscription;
+    const createdId = await subscribe(env, { auth }, viaDiscord.watchlistId, {
+      eventId: event.id,
+      marketId: event.markets[1]!.id,
+      type: 'Crossing Step',
+      threshold: 10,
+      triggerType: 'One Time',
+      channels: viaDiscord.channels,
+    });
+    const viaRest = (await env.http.get(`/subscription/${createdId}`).set(auth).expect(200)).body.subscription;
 
     const tgAccount = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '8003' });
     const tgCtx = { database: env.database, config: env.config, logger, caller: { kind: 'telegram' as const, telegramUserId: '8003' }, account: tgAccount };

@@ -41,6 +41,17 @@ async function newChanges() {
   return rows.map((r) => ({ kind: r.kind, eventId: r.eventId, marketId: r.marketId }));
 }
 
+/** The changes the next sync writes, waiting up to 10 s for them (the loop runs on its own timer). */
+async function firstNewChanges() {
+  const deadline = Date.now() + 10_000;
+  let seen: Awaited<ReturnType<typeof newChanges>> = [];
+  while (Date.now() < deadline && seen.length === 0) {
+    await new Promise((r) => setTimeout(r, 50));
+    seen = await newChanges();
+  }
+  return seen;
+}
+
 const addEvent = async (body: object) => (await postJson(`${s.urls.controlUrl}/events`, body)).json.event as { id: string; markets: { id: string }[] };
 
 describe(`catalog sync against the simulator (${engineName})`, () => {
@@ -144,12 +155,7 @@ describe(`catalog sync against the simulator (${engineName})`, () => {
     const e = await addEvent({ title: 'Timer event', markets: [{ question: 'Tick?' }] });
     const loop = startCatalogSync({ database: env.database, gamma, logger: silent, intervalMs: 60_000 });
     try {
-      const deadline = Date.now() + 10_000;
-      let seen: { kind: string }[] = [];
-      while (Date.now() < deadline && seen.length === 0) {
-        await new Promise((r) => setTimeout(r, 50));
-        seen = await newChanges();
-      }
+      const seen = await firstNewChanges();
       expect(seen.map((c) => c.kind)).toEqual(['new_event', 'new_market']);
       const again = await loop.syncOnce();
       expect(again.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
@@ -173,12 +179,7 @@ describe.runIf(engineName === 'postgres')('catalog sync leadership (postgres)', 
       await new Promise((r) => setTimeout(r, 500));
       expect(await newChanges()).toEqual([]);
       await held!.release();
-      const deadline = Date.now() + 10_000;
-      let seen: { kind: string }[] = [];
-      while (Date.now() < deadline && seen.length === 0) {
-        await new Promise((r) => setTimeout(r, 50));
-        seen = await newChanges();
-      }
+      const seen = await firstNewChanges();
       expect(seen.map((c) => c.kind)).toEqual(['new_event', 'new_market']);
     } finally {
       await loop.stop();
