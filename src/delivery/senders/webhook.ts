@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { postJson } from '../../net/http-post.js';
+import { webhookBody } from './webhook-body.js';
 import { httpError, isSuccess, networkFailure, parseRetryAfter } from './http-result.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
@@ -35,7 +36,8 @@ export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () =
     async send(job: DeliveryJob): Promise<SendResult> {
       const url = job.settings.webhookUrl;
       if (!url) return { outcome: 'failed', error: 'The Webhook channel has no webhookUrl', durationMs: 0 };
-      const body = JSON.stringify(job.payload);
+      // The receiver's own view, made here because one stored payload serves every channel.
+      const body = JSON.stringify(webhookBody(job.payload, url));
       try {
         const response = await postJson(url, body, {
           allowPrivate,
