@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ROLES, type Role } from './domain/enums.js';
 
@@ -17,6 +18,35 @@ const roles = z
   .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
   .pipe(z.array(z.enum(ROLES)).min(1))
   .transform((list) => new Set<Role>(list));
+
+// Which proxies' X-Forwarded-For to believe, as express's `trust proxy` takes it: a hop count, or
+// addresses, subnets and the names loopback / linklocal / uniquelocal. Never "trust everyone":
+// the left-most address is whatever the client wrote.
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const isProxyAddress = (entry: string) => {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+};
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): number | string[] => {
+    if (/^\d+$/.test(v)) return Number(v);
+    const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+    const bad = entries.filter((e) => !isProxyAddress(e));
+    if (entries.length === 0 || bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a number of proxy hops, or proxy addresses/subnets (or loopback, linklocal, uniquelocal) separated by commas; not understood: ${bad.join(', ') || v}`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 export const ConfigSchema = z.object({
   PORT: int(0, 65535).default(3000),
@@ -65,6 +95,12 @@ export const ConfigSchema = z.object({
   MAX_EVENTS_PER_WATCHLIST: int(1, 100_000).default(500),
   MAX_CHANNELS_PER_SUBSCRIPTION: int(1, 100).default(8),
   MAX_TOKENS: int(1, 10_000).default(20),
+  MAX_DEMO_WEBHOOKS: int(1, 10_000).default(10),
+  /** Open `GET /notifications/stream` connections per account, per API process. */
+  MAX_STREAMS_PER_ACCOUNT: int(1, 10_000).default(10),
+  TRUST_PROXY: trustProxy.optional().transform((v) => v ?? false),
+  /** After a rotation, deliveries are signed with the new and the previous secret for this long. */
+  WEBHOOK_SECRET_GRACE_MS: int(0, 30 * 86_400_000).default(86_400_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

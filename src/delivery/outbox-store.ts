@@ -57,6 +57,8 @@ export async function claimDueDeliveries(
       c.lease_until::text as lease,
       n.payload,
       a.webhook_secret as "webhookSecret",
+      a.previous_webhook_secret as "previousWebhookSecret",
+      (extract(epoch from a.webhook_secret_rotated_at) * 1000)::float8 as "rotatedAtMs",
       -- only this round's tries: a redelivery resets attempts to 0 and starts a new round
       case when c.attempts = 0 then 0 else (select count(*)::int from (
         select status_code from delivery_attempts where delivery_id = c.id order by id desc limit c.attempts
@@ -79,6 +81,8 @@ export async function claimDueDeliveries(
     context: {
       payload: r.payload,
       webhookSecret: r.webhookSecret,
+      previousWebhookSecret: r.previousWebhookSecret,
+      rotatedAtMs: r.rotatedAtMs,
       rateLimitedBefore: r.rateLimitedBefore,
     },
   }));
@@ -87,6 +91,9 @@ export async function claimDueDeliveries(
 export interface SendContext {
   payload: Record<string, unknown>;
   webhookSecret: string;
+  /** The secret before the last rotation, and when that was (ms since the epoch). */
+  previousWebhookSecret: string | null;
+  rotatedAtMs: number | null;
   /** Earlier answers of this delivery that were HTTP 429. */
   rateLimitedBefore: number;
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from './enqueue.js';
 import { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
@@ -11,7 +12,7 @@ export interface DeliveryWorkerOptions {
   database: Database;
   senders: Senders;
   logger: Logger;
-  config: Pick<Config, 'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL'>;
+  config: Pick<Config, 'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL' | 'WEBHOOK_SECRET_GRACE_MS'>;
   concurrency?: number;
   /** How long a claim lasts; a crashed worker's deliveries are taken over after it. */
   leaseMs?: number;
@@ -169,7 +170,7 @@ export function buildJob(
   delivery: ClaimedDelivery,
   context: SendContext,
   attempt: number,
-  config: Pick<Config, 'PUBLIC_URL'>,
+  config: Pick<Config, 'PUBLIC_URL' | 'WEBHOOK_SECRET_GRACE_MS'>,
 ): DeliveryJob {
   const { payload } = context;
   const slug = typeof payload.polymarketSlug === 'string' ? payload.polymarketSlug : '';
@@ -183,6 +184,7 @@ export function buildJob(
     payload,
     settings: delivery.settings ?? {},
     signingSecret: context.webhookSecret,
+    previousSigningSecret: previousSecretInGrace(context, config.WEBHOOK_SECRET_GRACE_MS),
     links: {
       venueUrl: `https://polymarket.com/event/${encodeURIComponent(slug)}`,
       ...(marketId && base ? { chartUrl: `${base}/markets/${encodeURIComponent(marketId)}/chart.svg` } : {}),

@@ -8,11 +8,12 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { authenticateBearer } from '../services/tokens/index.js';
 import type { ServiceContext } from '../services/context.js';
+import { isServiceError } from '../services/errors.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { byIp, minuteLimiter } from './rate-limit.js';
+import { byAccountOrIp, byIp, minuteLimiter } from './rate-limit.js';
 import { expressPath, RawBody, type RouteDef, type StreamRoute } from './route.js';
 import { accountRoutes } from './routes/account.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
@@ -41,7 +42,8 @@ export function createApp(deps: AppDeps): Express {
   const { config, database, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Unset, the connection's address is the client: a forwarding header is then anyone's to write.
+  app.set('trust proxy', config.TRUST_PROXY);
   const metrics = createHttpMetrics();
 
   app.use(
@@ -71,12 +73,23 @@ export function createApp(deps: AppDeps): Express {
 
   for (const hook of deps.webhooks ?? []) if (!hook.rawBody) app.post(hook.path, hook.handler);
   const routes = [...watchlistRoutes, ...subscriptionRoutes, ...accountRoutes, ...(deps.extraRoutes ?? [])];
-  const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, (req) => `token:${req.auth!.tokenId}`);
+  const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, byAccountOrIp);
   const publicLimiter = minuteLimiter(config.SEARCH_RATE_LIMIT_PER_MINUTE, byIp);
-  const authenticate: RequestHandler = async (req, _res, next) => {
-    req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'));
+  // Bearer guards in this order: identify, count (per account, or per IP when refused), then refuse.
+  const identify: RequestHandler = async (req, _res, next) => {
+    try {
+      req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'));
+    } catch (err) {
+      if (!isServiceError(err) || err.kind !== 'unauthorized') throw err;
+      req.authRefused = err;
+    }
     next();
   };
+  const requireAuth: RequestHandler = (req, _res, next) => {
+    if (req.authRefused) throw req.authRefused;
+    next();
+  };
+  const bearerGuards = [identify, apiLimiter, requireAuth];
 
   healthRoutes(app, { database, readiness: deps.readiness, registry: metrics.registry });
   const document = buildOpenApiDocument(routes, config.PUBLIC_URL);
@@ -84,13 +97,13 @@ export function createApp(deps: AppDeps): Express {
   app.get('/docs', apiReference({ url: '/openapi.json', pageTitle: 'Oddswatch API' } as never));
 
   for (const stream of deps.streams ?? []) {
-    app.get(expressPath(stream.path), authenticate, apiLimiter, async (req, res) => {
+    app.get(expressPath(stream.path), ...bearerGuards, async (req, res) => {
       const base = { database, config, logger: req.log, requestId: String(req.id) };
       await stream.handler(bearerContext(base, req), req, res);
     });
   }
   for (const route of routes) {
-    const guards = route.auth === 'bearer' ? [authenticate, apiLimiter] : [publicLimiter];
+    const guards = route.auth === 'bearer' ? bearerGuards : [publicLimiter];
     app[route.method](expressPath(route.path), ...guards, async (req, res) => {
       const base = { database, config, logger: req.log, requestId: String(req.id) };
       const request = { params: req.params as Record<string, string>, query: { ...req.query }, body: req.body, req };

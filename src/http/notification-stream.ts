@@ -4,6 +4,7 @@ import { DELIVERY_DUE_CHANNEL } from '../delivery/enqueue.js';
 import type { Logger } from '../logger.js';
 import type { ServiceContext } from '../services/context.js';
 import { findNotification, listNotificationsAfter, StreamResumeInput, type NotificationView } from '../services/inbox/index.js';
+import { liveTokenIds } from '../services/tokens/index.js';
 import { parseInput } from '../services/validate.js';
 import type { StreamRoute } from './route.js';
 
@@ -11,6 +12,8 @@ export interface NotificationStreamOptions {
   database: Database;
   logger: Logger;
   heartbeatMs?: number;
+  /** How often open streams' tokens are checked; a revoked or expired one ends its streams. */
+  tokenCheckMs?: number;
 }
 
 export interface NotificationStream {
@@ -21,16 +24,28 @@ export interface NotificationStream {
 
 interface Client {
   accountId: string;
+  tokenId: string | undefined;
   res: Response;
   sent: Set<string>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REMEMBERED = 1000;
+/** Retry-After of a refused stream: a slot frees when the client closes one, which we cannot predict. */
+const STREAM_RETRY_AFTER_S = 30;
 
 /** GET /notifications/stream: each new notification of the account as Server-Sent Events. */
-export function createNotificationStream({ database, logger, heartbeatMs = 15_000 }: NotificationStreamOptions): NotificationStream {
+export function createNotificationStream({
+  database,
+  logger,
+  heartbeatMs = 15_000,
+  tokenCheckMs = 5000,
+}: NotificationStreamOptions): NotificationStream {
   const clients = new Set<Client>();
+  /** Streams per account, counted from the moment one is admitted (before any await). */
+  const openPerAccount = new Map<string, number>();
+  let tokenCheck: NodeJS.Timeout | undefined;
+  let checkingTokens = false;
   let listening: Promise<Unlisten> | undefined;
   let noticesHandled: Promise<void> = Promise.resolve();
 
@@ -47,14 +62,65 @@ export function createNotificationStream({ database, logger, heartbeatMs = 15_00
     }
   }
 
+  // One query for all open streams, however many: a revoked or expired token loses its streams
+  // within one period, so the cost does not grow with the number of connections.
+  async function checkTokens() {
+    if (checkingTokens || clients.size === 0) return;
+    checkingTokens = true;
+    try {
+      const tokenIds = [...new Set([...clients].flatMap((c) => (c.tokenId ? [c.tokenId] : [])))];
+      const live = await liveTokenIds({ database }, tokenIds);
+      for (const client of clients) {
+        if (client.tokenId && !live.has(client.tokenId)) {
+          client.res.end(': token revoked or expired\n\n');
+          drop(client);
+        }
+      }
+    } catch (err) {
+      logger.error({ err }, 'notification stream token check failed');
+    } finally {
+      checkingTokens = false;
+    }
+  }
+
+  function drop(client: Client) {
+    if (!clients.delete(client)) return;
+    if (clients.size === 0 && tokenCheck) {
+      clearInterval(tokenCheck);
+      tokenCheck = undefined;
+    }
+  }
+
+  /** Counts the stream against the account's cap; false when the account is at it. */
+  function admit(accountId: string, limit: number, res: Response): boolean {
+    const open = openPerAccount.get(accountId) ?? 0;
+    if (open >= limit) return false;
+    openPerAccount.set(accountId, open + 1);
+    res.once('close', () => {
+      const left = (openPerAccount.get(accountId) ?? 1) - 1;
+      if (left > 0) openPerAccount.set(accountId, left);
+      else openPerAccount.delete(accountId);
+    });
+    return true;
+  }
+
   async function handler(ctx: ServiceContext, req: Request, res: Response) {
     const { lastEventId } = parseInput(StreamResumeInput, { lastEventId: req.header('last-event-id') || undefined });
+    const limit = ctx.config.MAX_STREAMS_PER_ACCOUNT;
+    if (!admit(ctx.account.id, limit, res)) {
+      res
+        .status(429)
+        .set('Retry-After', String(STREAM_RETRY_AFTER_S))
+        .json({ error: `Too many open streams: an account may keep ${limit} open at once (MAX_STREAMS_PER_ACCOUNT); close one first` });
+      return;
+    }
     listening ??= database.listen(DELIVERY_DUE_CHANNEL, (p) => {
       // One lookup at a time: concurrent lookups finish in any order, and a stream must send in
       // notice (commit) order, or a client resuming from the later id would miss the earlier one.
       noticesHandled = noticesHandled.then(() => onNotice(p));
     });
     await listening;
+    if (res.destroyed) return; // the client left while we waited
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -62,12 +128,17 @@ export function createNotificationStream({ database, logger, heartbeatMs = 15_00
       'X-Accel-Buffering': 'no',
     });
     res.write(': connected\n\n');
-    const client: Client = { accountId: ctx.account.id, res, sent: new Set() };
+    const tokenId = ctx.caller.kind === 'apiToken' ? ctx.caller.tokenId : undefined;
+    const client: Client = { accountId: ctx.account.id, tokenId, res, sent: new Set() };
     clients.add(client); // before the replay, so nothing written meanwhile is missed
+    if (!tokenCheck) {
+      tokenCheck = setInterval(() => void checkTokens(), tokenCheckMs);
+      tokenCheck.unref();
+    }
     const heartbeat = setInterval(() => res.write(': ping\n\n'), heartbeatMs);
-    req.on('close', () => {
+    res.once('close', () => {
       clearInterval(heartbeat);
-      clients.delete(client);
+      drop(client);
     });
     if (!lastEventId) return;
     try {
@@ -92,6 +163,8 @@ export function createNotificationStream({ database, logger, heartbeatMs = 15_00
     async close() {
       for (const client of clients) client.res.end();
       clients.clear();
+      clearInterval(tokenCheck);
+      tokenCheck = undefined;
       const unlisten = await listening?.catch(() => undefined);
       await unlisten?.();
     },

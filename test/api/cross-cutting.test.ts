@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogRoutes } from '../../src/http/routes/search.js';
+import { insertToken } from '../../src/services/tokens/index.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 
@@ -69,22 +71,89 @@ describe(`cross-cutting behaviour (${engineName})`, () => {
 });
 
 describe(`rate limits (${engineName})`, () => {
-  it('limits per token with RateLimit headers and a 429 {error} with Retry-After', async () => {
+  it('limits per account across all of its tokens, with RateLimit headers and a 429 {error} with Retry-After', async () => {
     const limited = await createTestEnv({ RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const acct = await limited.newAccount();
       const other = await limited.newAccount();
+      const second = await insertToken(limited.database.db, acct.userId, 'second', null);
+      const tokens = [acct.auth, { Authorization: `Bearer ${second.token}` }];
       for (let i = 0; i < 3; i++) {
-        const ok = await limited.http.get('/me').set(acct.auth).expect(200);
+        const ok = await limited.http.get('/me').set(tokens[i % 2]!).expect(200);
         expect(ok.headers['ratelimit-limit']).toBe('3');
         expect(ok.headers['ratelimit-remaining']).toBe(String(2 - i));
       }
-      const res = await limited.http.get('/me').set(acct.auth).expect(429);
-      expect(res.body.error).toMatch(/Rate limit exceeded/);
-      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      for (const auth of tokens) {
+        const res = await limited.http.get('/me').set(auth).expect(429);
+        expect(res.body.error).toMatch(/Rate limit exceeded: at most 3 requests a minute/);
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      // A fresh token does not buy a fresh budget either.
+      const third = await insertToken(limited.database.db, acct.userId, 'third', null);
+      await limited.http.get('/me').set({ Authorization: `Bearer ${third.token}` }).expect(429);
       await limited.http.get('/me').set(other.auth).expect(200);
     } finally {
       await limited.close();
     }
+  });
+
+  it('limits requests whose token is refused per client address, apart from valid accounts', async () => {
+    const limited = await createTestEnv({ RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const acct = await limited.newAccount();
+      const guesses = [`Bearer ow_${'a'.repeat(43)}`, 'Bearer nonsense', undefined];
+      for (const header of guesses) {
+        const req = limited.http.get('/me');
+        const res = await (header ? req.set('Authorization', header) : req).expect(401);
+        expect(res.headers['ratelimit-remaining']).toBeDefined();
+      }
+      const res = await limited.http.get('/me').set('Authorization', `Bearer ow_${'b'.repeat(43)}`).expect(429);
+      expect(res.body.error).toMatch(/Rate limit exceeded/);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      // Nothing was stored half-way and a real account from the same address keeps its own budget.
+      await limited.http.get('/me').set(acct.auth).expect(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('ignores X-Forwarded-For unless TRUST_PROXY names the proxy, so rotating it does not bypass the search limit', async () => {
+    const search = (on: TestEnv, forwardedFor: string) =>
+      on.http.post('/search').set('X-Forwarded-For', forwardedFor).send({ keyphrases: [{ text: 'election' }] });
+
+    const direct = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2' }, () => ({ extraRoutes: catalogRoutes }));
+    try {
+      expect((await search(direct, '203.0.113.1')).status).toBe(200);
+      expect((await search(direct, '203.0.113.2')).status).toBe(200);
+      const res = await search(direct, '203.0.113.3');
+      expect(res.status).toBe(429);
+      expect(res.body.error).toMatch(/Rate limit exceeded: at most 2 requests a minute/);
+    } finally {
+      await direct.close();
+    }
+
+    // Behind a trusted proxy on loopback, the address it forwards is the client.
+    const proxied = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' }, () => ({
+      extraRoutes: catalogRoutes,
+    }));
+    try {
+      expect((await search(proxied, '203.0.113.1')).status).toBe(200);
+      expect((await search(proxied, '203.0.113.1')).status).toBe(200);
+      expect((await search(proxied, '203.0.113.1')).status).toBe(429);
+      expect((await search(proxied, '203.0.113.2')).status).toBe(200);
+      // A client in front of the proxy cannot pick its address by writing the header itself.
+      expect((await search(proxied, '198.51.100.7, 203.0.113.1')).status).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('refuses a TRUST_PROXY it does not understand, and "true" (which would trust any client)', async () => {
+    const { parseConfig } = await import('../../src/config.js');
+    expect(parseConfig({}).TRUST_PROXY).toBe(false);
+    expect(parseConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(parseConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8']);
+    expect(() => parseConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY="true": must be a number of proxy hops/);
+    expect(() => parseConfig({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/not understood: 10.0.0.0\/33/);
   });
 });

@@ -66,6 +66,31 @@ describe(`demo webhooks (${engineName})`, () => {
     }
   });
 
+  it('caps the active demo webhooks of an account (MAX_DEMO_WEBHOOKS); a deleted one frees a slot', async () => {
+    const small = await createTestEnv({ MAX_DEMO_WEBHOOKS: '2' }, () => ({ extraRoutes: demoRoutes }));
+    try {
+      const a = await small.newAccount();
+      const b = await small.newAccount();
+      // Registered together, as a script would: the cap still holds.
+      const tries = await Promise.all(
+        [1, 2, 3, 4].map((i) => small.http.post('/demo/webhooks').set(a.auth).send({ url: `http://127.0.0.1:9/h${i}` })),
+      );
+      expect(tries.map((r) => r.status).sort()).toEqual([201, 201, 403, 403]);
+      expect(tries.find((r) => r.status === 403)!.body).toEqual({
+        error: 'Demo webhook limit reached: an account may hold 2 active demo webhooks (MAX_DEMO_WEBHOOKS); delete one first',
+      });
+      const listed = (await small.http.get('/demo/webhooks').set(a.auth).expect(200)).body.webhooks;
+      expect(listed).toHaveLength(2);
+      await small.http.post('/demo/webhooks').set(b.auth).send({ url: 'http://127.0.0.1:9/b' }).expect(201);
+
+      await small.http.delete(`/demo/webhooks/${listed[0]._id}`).set(a.auth).expect(200);
+      await small.http.post('/demo/webhooks').set(a.auth).send({ url: 'http://127.0.0.1:9/again' }).expect(201);
+      await small.http.post('/demo/webhooks').set(a.auth).send({ url: 'http://127.0.0.1:9/more' }).expect(403);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('needs a Bearer token', async () => {
     await env.http.get('/demo/webhooks').expect(401);
     await env.http.get('/demo/events').expect(401);

@@ -23,9 +23,9 @@ describe('channel senders', () => {
 
   it('links chat alerts to the chart only at PUBLIC_URL: Telegram refuses a button to a local host', () => {
     const delivery: ClaimedDelivery = { id: 'd1', notificationId: 'n1', position: 0, channelType: 'Telegram', settings: { telegramChatId: 1 }, attempts: 0, lease: '' };
-    const context = { payload: { marketId: 'mk 1', polymarketSlug: 'who-wins' }, webhookSecret: 'whsec_x', rateLimitedBefore: 0 };
-    expect(buildJob(delivery, context, 1, { PUBLIC_URL: undefined }).links).toEqual({ venueUrl: 'https://polymarket.com/event/who-wins' });
-    expect(buildJob(delivery, context, 1, { PUBLIC_URL: 'https://ow.example/' }).links).toEqual({
+    const context = { payload: { marketId: 'mk 1', polymarketSlug: 'who-wins' }, webhookSecret: 'whsec_x', previousWebhookSecret: null, rotatedAtMs: null, rateLimitedBefore: 0 };
+    expect(buildJob(delivery, context, 1, { PUBLIC_URL: undefined, WEBHOOK_SECRET_GRACE_MS: 0 }).links).toEqual({ venueUrl: 'https://polymarket.com/event/who-wins' });
+    expect(buildJob(delivery, context, 1, { PUBLIC_URL: 'https://ow.example/', WEBHOOK_SECRET_GRACE_MS: 0 }).links).toEqual({
       venueUrl: 'https://polymarket.com/event/who-wins',
       chartUrl: 'https://ow.example/markets/mk%201/chart.svg',
     });

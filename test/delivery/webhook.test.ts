@@ -54,6 +54,43 @@ describe('Webhook channel', () => {
     expect(new Webhook(secret).verify(req.body, headers)).toEqual(pricePayload);
   });
 
+  it("shows each receiver the channel types only, with its own URL but no other channel's settings", async () => {
+    receiver = await startReceiver((_req, res) => json(res, 200, {}));
+    const own = `${receiver.url}/mine`;
+    const other = `${receiver.url}/theirs`;
+    const payload = {
+      ...pricePayload,
+      channels: [
+        { type: 'In App' },
+        { type: 'Discord', settings: { discordWebhookUrl: 'https://discord.com/api/webhooks/1/SECRET-TOKEN' } },
+        { type: 'Telegram', settings: { telegramChatId: 424242 } },
+        { type: 'Webhook', settings: { webhookUrl: own } },
+        { type: 'Webhook', settings: { webhookUrl: other } },
+      ],
+    };
+    await sender.send(job({ payload, settings: { webhookUrl: own }, signingSecret: secret }));
+    await sender.send(job({ payload, settings: { webhookUrl: other }, signingSecret: secret }));
+
+    const [mine, theirs] = receiver.requests;
+    for (const req of [mine!, theirs!]) {
+      expect(req.body).not.toContain('SECRET-TOKEN');
+      expect(req.body).not.toContain('424242');
+      expect(independentlyVerify(req.headers, req.body)).toBe(true);
+    }
+    const { channels: _all, ...rest } = payload;
+    expect(JSON.parse(mine!.body)).toEqual({
+      ...rest,
+      channels: [{ type: 'In App' }, { type: 'Discord' }, { type: 'Telegram' }, { type: 'Webhook', settings: { webhookUrl: own } }, { type: 'Webhook' }],
+    });
+    expect(JSON.parse(theirs!.body).channels).toEqual([
+      { type: 'In App' },
+      { type: 'Discord' },
+      { type: 'Telegram' },
+      { type: 'Webhook' },
+      { type: 'Webhook', settings: { webhookUrl: other } },
+    ]);
+  });
+
   it('keeps the same webhook-id on every attempt of one notification', async () => {
     receiver = await startReceiver((_req, res) => json(res, 500, {}));
     await sender.send(job({ attempt: 1, settings: { webhookUrl: receiver.url }, signingSecret: secret }));

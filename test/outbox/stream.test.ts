@@ -14,8 +14,8 @@ let stream: NotificationStream;
 let server: http.Server;
 let base: string;
 beforeAll(async () => {
-  env = await createTestEnv(OUTBOX_SETTINGS, (database) => {
-    stream = createNotificationStream({ database, logger: createLogger('silent'), heartbeatMs: 100 });
+  env = await createTestEnv({ ...OUTBOX_SETTINGS, MAX_STREAMS_PER_ACCOUNT: '3' }, (database) => {
+    stream = createNotificationStream({ database, logger: createLogger('silent'), heartbeatMs: 100, tokenCheckMs: 200 });
     return { extraRoutes: notificationRoutes, streams: [stream.route] };
   });
   server = env.app.listen(0, '127.0.0.1');
@@ -31,6 +31,9 @@ afterAll(async () => {
 
 interface Sse {
   status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The server ended the stream. */
+  ended: () => boolean;
   contentType: string | undefined;
   text: () => string;
   events: () => { id: string; event: string; data: { id: string; createdAt: string; payload: Record<string, unknown> } }[];
@@ -41,11 +44,15 @@ function openStream(headers: Record<string, string>): Promise<Sse> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${base}/notifications/stream`, { headers }, (res) => {
       let text = '';
+      let ended = false;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => (ended = true));
       res.on('error', () => {});
       resolve({
         status: res.statusCode ?? 0,
+        headers: res.headers,
+        ended: () => ended,
         contentType: res.headers['content-type'],
         text: () => text,
         events: () =>
@@ -116,5 +123,72 @@ describe(`notification stream (${engineName})`, () => {
     const res = await openStream({});
     expect(res.status).toBe(401);
     res.close();
+  });
+
+  it('caps the open streams of an account with 429 and Retry-After; closing one frees a slot', async () => {
+    const a = await env.newAccount();
+    const other = await env.newAccount();
+    const open = [await openStream(a.auth), await openStream(a.auth), await openStream(a.auth)];
+    expect(open.map((s) => s.status)).toEqual([200, 200, 200]);
+
+    const refused = await openStream(a.auth);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    await waitFor(() => refused.ended());
+    expect(JSON.parse(refused.text())).toEqual({
+      error: 'Too many open streams: an account may keep 3 open at once (MAX_STREAMS_PER_ACCOUNT); close one first',
+    });
+    // A second token of the same account is the same account.
+    const token = await env.http.post('/tokens').set(a.auth).send({ name: 'second' }).expect(201);
+    const viaSecondToken = await openStream({ Authorization: `Bearer ${token.body.token}` });
+    expect(viaSecondToken.status).toBe(429);
+    viaSecondToken.close();
+    // Another account is not affected.
+    const others = await openStream(other.auth);
+    expect(others.status).toBe(200);
+
+    open[0]!.close();
+    let again: Sse | undefined;
+    await waitFor(async () => {
+      again?.close();
+      again = await openStream(a.auth);
+      return again.status === 200;
+    });
+    // The freed slot is taken again: the account is back at its cap.
+    expect((await openStream(a.auth)).status).toBe(429);
+    for (const s of [...open, again!, others]) s.close();
+  });
+
+  it('ends a stream within seconds once its token is revoked, and keeps the streams of other tokens', async () => {
+    const a = await env.newAccount();
+    const issued = await env.http.post('/tokens').set(a.auth).send({ name: 'to revoke' }).expect(201);
+    const revokedStream = await openStream({ Authorization: `Bearer ${issued.body.token}` });
+    const keptStream = await openStream(a.auth);
+    expect([revokedStream.status, keptStream.status]).toEqual([200, 200]);
+
+    await env.http.delete(`/tokens/${issued.body.id}`).set(a.auth).expect(200);
+    const revokedAt = Date.now();
+    await waitFor(() => revokedStream.ended());
+    expect(Date.now() - revokedAt).toBeLessThan(3000);
+
+    // Nothing more reaches the ended stream; the other token's stream still gets notifications.
+    const sub = await createSubscription(env, a, [{ type: 'In App' }]);
+    const after = await fire(env, a, sub);
+    await waitFor(() => keptStream.events().length >= 1);
+    expect(keptStream.events().map((e) => e.id)).toEqual([after.id]);
+    expect(keptStream.ended()).toBe(false);
+    expect(revokedStream.events()).toEqual([]);
+    keptStream.close();
+  });
+
+  it('ends a stream within seconds once its token expires', async () => {
+    const a = await env.newAccount();
+    const expiresAt = new Date(Date.now() + 1500);
+    const issued = await env.http.post('/tokens').set(a.auth).send({ name: 'short', expiresAt: expiresAt.toISOString() }).expect(201);
+    const live = await openStream({ Authorization: `Bearer ${issued.body.token}` });
+    expect(live.status).toBe(200);
+    await waitFor(() => live.ended());
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime());
+    expect(Date.now() - expiresAt.getTime()).toBeLessThan(3000);
   });
 });

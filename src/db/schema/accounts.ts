@@ -6,6 +6,9 @@ export const accounts = pgTable('accounts', {
   name: text('name'),
   isAdmin: boolean('is_admin').notNull().default(false),
   webhookSecret: text('webhook_secret').notNull(),
+  /** The secret before the last rotation: deliveries carry its signature too for a grace window. */
+  previousWebhookSecret: text('previous_webhook_secret'),
+  webhookSecretRotatedAt: ts('webhook_secret_rotated_at'),
   discordUserId: text('discord_user_id').unique(),
   telegramUserId: text('telegram_user_id').unique(),
   createdAt: createdAt(),

@@ -13,6 +13,8 @@ export interface DeliveryJob {
   settings: ChannelSettings;
   /** The account's Standard Webhooks secret (`whsec_…`). */
   signingSecret?: string;
+  /** The secret replaced by a rotation, while its grace window lasts: it signs too. */
+  previousSigningSecret?: string;
   links: { venueUrl: string; chartUrl?: string };
 }
 

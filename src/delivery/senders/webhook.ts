@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { postJson } from '../../net/http-post.js';
+import { webhookBody } from './webhook-body.js';
 import { httpError, isSuccess, networkFailure, parseRetryAfter } from './http-result.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
@@ -11,18 +12,24 @@ export interface WebhookSenderOptions {
   now?: () => Date;
 }
 
-/** Standard Webhooks headers; the id is the notification id so every attempt carries the same one. */
+/**
+ * Standard Webhooks headers; the id is the notification id so every attempt carries the same one.
+ * With a previous secret (a rotation's grace window) the header carries both signatures, space
+ * separated, the new one first: a receiver verifying with either secret accepts.
+ */
 export function signatureHeaders(
   notificationId: string,
   body: string,
   secret: string | undefined,
   at: Date,
+  previousSecret?: string,
 ): Record<string, string> {
   const headers: Record<string, string> = {
     'webhook-id': notificationId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
   };
-  if (secret) headers['webhook-signature'] = new Webhook(secret).sign(notificationId, at, body);
+  const secrets = [secret, previousSecret].filter((s): s is string => Boolean(s));
+  if (secrets.length > 0) headers['webhook-signature'] = secrets.map((s) => new Webhook(s).sign(notificationId, at, body)).join(' ');
   return headers;
 }
 
@@ -35,7 +42,8 @@ export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () =
     async send(job: DeliveryJob): Promise<SendResult> {
       const url = job.settings.webhookUrl;
       if (!url) return { outcome: 'failed', error: 'The Webhook channel has no webhookUrl', durationMs: 0 };
-      const body = JSON.stringify(job.payload);
+      // The receiver's own view, made here because one stored payload serves every channel.
+      const body = JSON.stringify(webhookBody(job.payload, url));
       try {
         const response = await postJson(url, body, {
           allowPrivate,
@@ -43,7 +51,7 @@ export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () =
           headers: {
             'user-agent': WEBHOOK_USER_AGENT,
             'content-type': 'application/json',
-            ...signatureHeaders(job.notificationId, body, job.signingSecret, now()),
+            ...signatureHeaders(job.notificationId, body, job.signingSecret, now(), job.previousSigningSecret),
           },
         });
         const { statusCode, durationMs } = response;

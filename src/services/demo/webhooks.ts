@@ -1,8 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import { inTransaction } from '../../db/client.js';
-import { demoWebhooks } from '../../db/schema/index.js';
+import { accounts, demoWebhooks } from '../../db/schema/index.js';
 import type { ServiceContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { limitExceeded, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { outboundUrlCheck } from '../outbound-urls.js';
 import { parseInput } from '../validate.js';
@@ -27,11 +27,23 @@ export const DEMO_WEBHOOK_NOT_FOUND = 'Demo webhook not found or already deleted
 export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<DemoWebhookView> {
   const { url } = parseInput(CreateDemoWebhookInput, input);
   await outboundUrlCheck(ctx)('url', url);
-  const [row] = await ctx.database.db
-    .insert(demoWebhooks)
-    .values({ id: newId(), accountId: ctx.account.id, url })
-    .returning();
-  return view(row!);
+  const limit = ctx.config.MAX_DEMO_WEBHOOKS;
+  return inTransaction(ctx.database.db, async (tx) => {
+    // Every catalog change is one POST per active demo webhook, so the quota is the fan-out bound;
+    // the account row lock keeps concurrent registrations from passing it together.
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, ctx.account.id)).for('update');
+    const [active] = await tx
+      .select({ n: count() })
+      .from(demoWebhooks)
+      .where(and(eq(demoWebhooks.accountId, ctx.account.id), eq(demoWebhooks.active, true)));
+    if ((active?.n ?? 0) >= limit) {
+      throw limitExceeded(
+        `Demo webhook limit reached: an account may hold ${limit} active demo webhooks (MAX_DEMO_WEBHOOKS); delete one first`,
+      );
+    }
+    const [row] = await tx.insert(demoWebhooks).values({ id: newId(), accountId: ctx.account.id, url }).returning();
+    return view(row!);
+  });
 }
 
 export async function listDemoWebhooks({ ctx }: { ctx: ServiceContext }): Promise<DemoWebhookView[]> {
