@@ -15,8 +15,8 @@ export async function pauseDroppedSubscriptions(
   watchlistId: string,
   eventId: string,
   marketIds?: readonly string[],
-): Promise<string[]> {
-  if (marketIds !== undefined && marketIds.length === 0) return [];
+): Promise<void> {
+  if (marketIds !== undefined && marketIds.length === 0) return;
   const target: SQL | undefined =
     marketIds === undefined
       ? inArray(subscriptions.scope, ['Event', 'Market'])
@@ -27,5 +27,4 @@ export async function pauseDroppedSubscriptions(
     .where(and(eq(subscriptions.watchlistId, watchlistId), eq(subscriptions.eventId, eventId), eq(subscriptions.enabled, true), target))
     .returning({ id: subscriptions.id });
   for (const { id } of paused) await announceSubscriptionChange(tx, id);
-  return paused.map((p) => p.id);
 }
