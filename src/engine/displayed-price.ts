@@ -1,5 +1,6 @@
 // The venue's display rule (FORMATS.md section 4): midpoint when the spread is at most 0.10,
 // otherwise the last trade; with one side of the book empty, the last trade.
+import { LevelBook, type PriceLevel } from './order-book.js';
 
 export const MAX_MIDPOINT_SPREAD = 0.1;
 const SPREAD_EPSILON = 1e-9;
@@ -25,9 +26,14 @@ interface TokenBook {
   bestAsk: number | undefined;
   lastTrade: number | undefined;
   shown: number | undefined;
+  /** Created by the first `book` or level change: tokens fed only tops and trades never need it. */
+  levels: LevelBook | undefined;
 }
 
-/** Book tops and last trades per token; every update answers the new displayed price, if it changed. */
+/**
+ * Book tops, kept levels and last trades per token; every update answers the new displayed price,
+ * if it changed. The top is the venue's own when a message carries it, else the kept levels' best.
+ */
 export class PriceBook {
   private readonly books = new Map<string, TokenBook>();
 
@@ -36,6 +42,33 @@ export class PriceBook {
     const book = this.book(token);
     book.bestBid = bestBid;
     book.bestAsk = bestAsk;
+    return this.refresh(book);
+  }
+
+  /** A `book` snapshot: its levels replace the kept ones and give the top. */
+  applyBook(token: string, bids: readonly PriceLevel[], asks: readonly PriceLevel[]): number | undefined {
+    const book = this.book(token);
+    const levels = (book.levels ??= new LevelBook());
+    levels.replace(bids, asks);
+    book.bestBid = levels.bids.top();
+    book.bestAsk = levels.asks.top();
+    return this.refresh(book);
+  }
+
+  /**
+   * Changes one kept level without recomputing the price: a message's changes are applied together
+   * before `applyLevelTop` or `applyTop`, so a half-applied message never shows a price.
+   */
+  setLevel(token: string, side: 'BUY' | 'SELL', price: number, size: number): void {
+    const book = this.book(token);
+    (book.levels ??= new LevelBook()).apply(side, price, size);
+  }
+
+  /** Takes the top from the kept levels (for messages that carry no top of book). */
+  applyLevelTop(token: string): number | undefined {
+    const book = this.book(token);
+    book.bestBid = book.levels?.bids.top();
+    book.bestAsk = book.levels?.asks.top();
     return this.refresh(book);
   }
 
@@ -49,6 +82,11 @@ export class PriceBook {
     return this.books.get(token)?.shown;
   }
 
+  /** The kept levels of a token (for tests and diagnostics). */
+  levels(token: string): LevelBook | undefined {
+    return this.books.get(token)?.levels;
+  }
+
   forget(token: string): void {
     this.books.delete(token);
   }
@@ -56,7 +94,7 @@ export class PriceBook {
   private book(token: string): TokenBook {
     let book = this.books.get(token);
     if (book === undefined) {
-      book = { bestBid: undefined, bestAsk: undefined, lastTrade: undefined, shown: undefined };
+      book = { bestBid: undefined, bestAsk: undefined, lastTrade: undefined, shown: undefined, levels: undefined };
       this.books.set(token, book);
     }
     return book;

@@ -132,6 +132,17 @@ describe('the command layer', () => {
     expect((await runCommand(owner, dm(1006), 'alerts')).text).toContain('no alerts');
   });
 
+  it('unwatch pauses the alerts on that event; resume asks for the event back first', async () => {
+    const ctx = await chatUser('1008');
+    const reply = await runCommand(ctx, dm(1008), `alert ${btc.markets[0]!.id} up 70`);
+    const subId = /• (\S+):/.exec(reply.text)![1]!;
+    expect((await runCommand(ctx, dm(1008), `unwatch ${btc.id}`)).text).toContain('Stopped watching');
+    expect((await runCommand(ctx, dm(1008), 'alerts')).text).toContain('paused (Paused by user)');
+    expect((await runCommand(ctx, dm(1008), `resume ${subId}`)).text).toMatch(/no longer in this subscription's watchlist; add it back/);
+    await runCommand(ctx, dm(1008), `watch ${btc.id}`);
+    expect((await runCommand(ctx, dm(1008), `resume ${subId}`)).text).toContain('active');
+  });
+
   it('bad input gets a short usage text, never an exception', async () => {
     const ctx = await chatUser('1008');
     const cases: [string, RegExp][] = [

@@ -45,8 +45,8 @@ async function call(method: string, route: string, token: string | undefined, bo
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const movePrice = (marketId: string, price: number) =>
-  fetch(`${service.venue.controlUrl}/markets/${marketId}/price`, { method: 'POST', headers: json, body: JSON.stringify({ price }) });
+const movePrice = (marketId: string, price: number, legacy = false) =>
+  fetch(`${service.venue.controlUrl}/markets/${marketId}/price`, { method: 'POST', headers: json, body: JSON.stringify({ price, legacy }) });
 
 describe('the whole service on PGlite against the in-process venue simulator', () => {
   it('turns a price moved with the control endpoint into a notification, delivered in the app and by webhook', async () => {
@@ -104,5 +104,42 @@ describe('the whole service on PGlite against the in-process venue simulator', (
     ]);
     const after = await call('GET', `/subscription/${sub.body.subscription.subscriptionId}`, token);
     expect(after.body.subscription).toMatchObject({ status: { enabled: false, reason: 'Triggered' }, triggerCount: 1 });
+  });
+
+  it('fires on moves the venue sends in the legacy `changes` form, which carry no top of book', async () => {
+    const { token } = await insertAccountWithToken(service.database.db, {});
+    const found = await call('POST', '/search', undefined, { keyphrases: [{ text: 'bitcoin', include: true }], searchMatchOperator: 'OR' });
+    const event = found.body.find((e: any) => e.markets.length > 1) ?? found.body[0];
+    const market = event.markets.at(-1);
+    const wl = await call('POST', '/watchlists', token, { name: 'Legacy feed', events: { [event.id]: { autoFetch: true } } });
+    expect(wl.status).toBe(201);
+    await movePrice(market.id, 0.2);
+    const sub = await call('POST', '/subscriptions', token, {
+      watchlistId: wl.body.watchList.id,
+      subscriptionScope: 'Market',
+      eventId: event.id,
+      marketId: market.id,
+      subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 50 } } },
+      triggerType: 'One Time',
+      channels: [{ type: 'In App' }],
+    });
+    expect(sub.status).toBe(201);
+
+    // Every move below goes out as legacy messages; only the kept levels can show it.
+    let mine: any[] = [];
+    for (let i = 0; i < 40 && mine.length === 0; i++) {
+      await movePrice(market.id, 0.2, true);
+      await new Promise((r) => setTimeout(r, 100));
+      await movePrice(market.id, 0.8, true);
+      await new Promise((r) => setTimeout(r, 150));
+      const all = (await call('GET', '/notifications', token)).body.notifications;
+      mine = all.filter((n: any) => n.payload.subscriptionId === sub.body.subscription.subscriptionId);
+    }
+    expect(mine).toHaveLength(1);
+    expect(mine[0].payload).toMatchObject({
+      marketId: market.id,
+      detectedValue: 0.8,
+      polymarketSourceEvent: { event_type: 'price_change', changes: expect.any(Array) },
+    });
   });
 });

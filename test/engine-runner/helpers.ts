@@ -1,8 +1,11 @@
+import { EventEmitter } from 'node:events';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { deliveries, notifications } from '../../src/db/schema/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createEngineRunner, type EngineRunner } from '../../src/engine/runner/engine-runner.js';
+import type { MarketStream } from '../../src/venue/clob/market-socket.js';
+import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import type { TestAccount, TestEnv } from '../support/context.js';
 
@@ -66,3 +69,19 @@ export async function eventually(check: () => Promise<void> | void, timeoutMs = 
 }
 
 export { seedEvent };
+
+/** A market stream of one's own for the engine role: records its tokens, emits what the test gives. */
+export function fakeStream() {
+  const emitter = new EventEmitter();
+  let tokens: string[] = [];
+  const stream = {
+    setTokens: (ids: Iterable<string>) => void (tokens = [...ids]),
+    addTokens: () => {},
+    removeTokens: () => {},
+    connections: () => [tokens],
+    on: (e: string, l: (...a: unknown[]) => void) => (emitter.on(e, l), stream),
+    off: (e: string, l: (...a: unknown[]) => void) => (emitter.off(e, l), stream),
+    close: () => {},
+  } as unknown as MarketStream;
+  return { stream, tokens: () => tokens, emit: (msg: MarketMessage, at = Date.now()) => emitter.emit('message', msg, at) };
+}

@@ -1,33 +1,16 @@
-import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngineRole } from '../../src/engine/runner/role.js';
 import { StreamPrices } from '../../src/engine/runner/prices-from-stream.js';
-import type { MarketStream } from '../../src/venue/clob/market-socket.js';
 import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { eventually, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+import { eventually, fakeStream, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
 
 let env: TestEnv;
 beforeAll(async () => {
   env = await createTestEnv();
 });
 afterAll(() => env?.close());
-
-function fakeStream() {
-  const emitter = new EventEmitter();
-  let tokens: string[] = [];
-  const stream = {
-    setTokens: (ids: Iterable<string>) => void (tokens = [...ids]),
-    addTokens: () => {},
-    removeTokens: () => {},
-    connections: () => [tokens],
-    on: (e: string, l: (...a: unknown[]) => void) => (emitter.on(e, l), stream),
-    off: (e: string, l: (...a: unknown[]) => void) => (emitter.off(e, l), stream),
-    close: () => {},
-  } as unknown as MarketStream;
-  return { stream, tokens: () => tokens, emit: (msg: MarketMessage, at = Date.now()) => emitter.emit('message', msg, at) };
-}
 
 const bba = (assetId: string, bestBid: number, bestAsk: number): MarketMessage => ({
   type: 'best_bid_ask', assetId, market: '0xm', bestBid, bestAsk, timestampMs: 1_700_000_000_000,
@@ -42,7 +25,7 @@ describe('StreamPrices', () => {
     p.handle({ type: 'last_trade_price', assetId: 't', market: 'm', price: 0.3, side: 'BUY', size: 1, timestampMs: 0 }, 3);
     p.handle(bba('t', 0.1, 0.9), 4); // wide spread: the last trade shows
     p.handle({
-      type: 'price_change', market: 'm', timestampMs: 5,
+      type: 'price_change', market: 'm', timestampMs: 5, legacy: false,
       changes: [{ assetId: 't', price: 0.5, size: 1, side: 'BUY', bestBid: 0.6, bestAsk: 0.62 }],
     }, 5);
     expect(seen).toEqual([['t', 0.45], ['t', 0.3], ['t', 0.61]]);

@@ -20,6 +20,7 @@ describe('market channel messages', () => {
       type: 'price_change',
       market: '0x5f65177b394277fd294cd75650044e32ba009a95022d88a0c1d565897d72f8f1',
       timestampMs: 1757908892351,
+      legacy: false,
       changes: [
         { assetId: YES, price: 0.5, size: 200, side: 'BUY', bestBid: 0.5, bestAsk: 1 },
         { assetId: NO, price: 0.5, size: 0, side: 'SELL', bestBid: 0, bestAsk: 0.5 },
@@ -34,6 +35,7 @@ describe('market channel messages', () => {
       type: 'price_change',
       market: '0x5f65177b394277fd294cd75650044e32ba009a95022d88a0c1d565897d72f8f1',
       timestampMs: 1729084877448,
+      legacy: true,
       changes: [
         { assetId: YES, price: 0.4, size: 3300, side: 'SELL', bestBid: null, bestAsk: null },
         { assetId: YES, price: 0.5, size: 0, side: 'BUY', bestBid: null, bestAsk: null },
@@ -69,5 +71,18 @@ describe('market channel messages', () => {
     expect(parseMarketFrame('PONG', silent)).toEqual([]);
     expect(parseMarketFrame('{"event_type":"book","asset_id":"1"}', silent)).toEqual([]);
     expect(parseMarketFrame('{"event_type":"price_change","market":"0x1","timestamp":"1"}', silent)).toEqual([]);
+    // A level that is not a number, or a side that is neither BUY nor SELL, spoils the message.
+    expect(parseMarketFrame('{"event_type":"book","asset_id":"1","market":"0x1","bids":[{"price":"abc","size":"1"}]}', silent)).toEqual([]);
+    expect(parseMarketFrame('{"event_type":"price_change","asset_id":"1","market":"0x1","changes":[{"price":".4","size":"1","side":"HOLD"}]}', silent)).toEqual([]);
+    expect(parseMarketFrame('{"event_type":"last_trade_price","asset_id":"1","market":"0x1","price":""}', silent)).toEqual([]);
+  });
+
+  it('parses the legacy form with ".40"-style prices as numbers', () => {
+    const msgs = parseMarketFrame(fixtureText('ws-leading-dot-move.json'), silent);
+    expect(msgs.map((m) => m.type)).toEqual(['book', 'price_change']);
+    expect(msgs[0]).toMatchObject({ bestBid: 0.45, bestAsk: 0.47, lastTradePrice: 0.46, tickSize: 0.01 });
+    if (msgs[1]?.type !== 'price_change') throw new Error('expected a price_change');
+    expect(msgs[1].legacy).toBe(true);
+    expect(msgs[1].changes.map((c) => [c.price, c.side, c.size])).toEqual([[0.45, 'BUY', 0], [0.47, 'SELL', 0], [0.4, 'BUY', 25], [0.44, 'SELL', 12]]);
   });
 });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createMarketStream, type MarketStream } from '../../src/venue/clob/market-socket.js';
 import { backoffDelay } from '../../src/venue/clob/connection.js';
-import { BookSchema } from '../../src/venue/clob/messages.js';
+import { parseBook } from '../../src/venue/clob/messages.js';
 import { silent, waitFor } from './support.js';
 
 let wss: WebSocketServer | undefined;
@@ -66,7 +66,7 @@ describe('market stream watchdog', () => {
       clobRest: {
         getBooks: async () => {
           await new Promise((r) => setTimeout(r, 150));
-          return [BookSchema.parse(book('111', '1000')), BookSchema.parse(book('222', '9000'))];
+          return [parseBook(book('111', '1000'))!, parseBook(book('222', '9000'))!];
         },
       },
       logger: silent,

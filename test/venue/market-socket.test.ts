@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMarketStream, type MarketStream } from '../../src/venue/clob/market-socket.js';
 import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { createClobRestClient } from '../../src/venue/clob/rest.js';
+import { StreamPrices } from '../../src/engine/runner/prices-from-stream.js';
 import type { SimMarket } from '../../src/venue/simulator/state.js';
 import { getJson, postJson, silent, startSimulator, waitFor } from './support.js';
 
@@ -71,6 +72,27 @@ describe('market stream against the simulator', () => {
     expect(no?.bestAsk).toBeCloseTo(0.28, 6);
     const trade = await waitFor(() => received.find((r) => r.msg.type === 'last_trade_price' && r.msg.assetId === market.tokenIds[0])?.msg, 3000, 'trade');
     expect(trade).toMatchObject({ price: 0.73 });
+  });
+
+  it('a move sent in the legacy `changes` form (".7"-style prices) reaches the displayed price through the kept levels', async () => {
+    const { stream, received } = open();
+    const market = markets[20] as SimMarket;
+    const shown = new Map<string, number>();
+    const prices = new StreamPrices((token, price) => shown.set(token, price));
+    stream.on('message', (msg, at) => prices.handle(msg, at));
+    stream.setTokens(market.tokenIds);
+    await waitFor(() => bookFor(received, market.tokenIds[0]), 3000, 'initial book');
+    await postJson(`${s.urls.controlUrl}/markets/${market.id}/price`, { price: 0.25 }); // wide apart from the start
+    await waitFor(() => shown.get(market.tokenIds[0]) === 0.25, 3000, 'first move');
+    const since = received.length;
+    const { status } = await postJson(`${s.urls.controlUrl}/markets/${market.id}/price`, { price: 0.7, legacy: true });
+    expect(status).toBe(200);
+    const legacy = await waitFor(() => received.slice(since).find((r) => r.msg.type === 'price_change')?.msg, 3000, 'legacy price_change');
+    expect(legacy).toMatchObject({ legacy: true, changes: expect.arrayContaining([expect.objectContaining({ bestBid: null, bestAsk: null })]) });
+    // Both outcomes move, each from its own kept levels (its top is not in the message).
+    await waitFor(() => shown.get(market.tokenIds[0]) === 0.7 && shown.get(market.tokenIds[1]) === 0.3, 3000, 'displayed 0.7 / 0.3');
+    const state = (await getJson(`${s.urls.controlUrl}/state`)).json.tokens.find((t: { tokenId: string }) => t.tokenId === market.tokenIds[0]);
+    expect(state).toMatchObject({ bestBid: 0.69, bestAsk: 0.71, price: 0.7 });
   });
 
   it('adds and removes tokens on an open connection, dropping messages of removed tokens', async () => {

@@ -1,4 +1,4 @@
-import type { MarketMessage } from '../../venue/clob/messages.js';
+import type { MarketMessage, PriceChangeEntry, PriceChangeMessage } from '../../venue/clob/messages.js';
 import { PriceBook } from '../displayed-price.js';
 
 export type PriceSink = (token: string, price: number, receivedAtMs: number, sourceEvent: unknown, sourceTimestampMs: number | undefined) => void;
@@ -10,6 +10,15 @@ const str = (v: number | null | undefined) => (v === null || v === undefined ? '
 export function sourceEventOf(msg: MarketMessage): Record<string, unknown> | undefined {
   switch (msg.type) {
     case 'price_change':
+      if (msg.legacy) {
+        return {
+          event_type: 'price_change',
+          asset_id: msg.changes[0]?.assetId ?? '',
+          market: msg.market,
+          changes: msg.changes.map((c) => ({ price: str(c.price), side: c.side, size: str(c.size) })),
+          timestamp: String(msg.timestampMs),
+        };
+      }
       return {
         event_type: 'price_change',
         market: msg.market,
@@ -30,8 +39,8 @@ export function sourceEventOf(msg: MarketMessage): Record<string, unknown> | und
 }
 
 /**
- * Turns market-stream messages into displayed prices (book, price_change, best_bid_ask,
- * last_trade_price → PriceBook) and hands each changed price to `sink`.
+ * Turns market-stream messages into displayed prices (book, price_change in both forms,
+ * best_bid_ask, last_trade_price → PriceBook) and hands each changed price to `sink`.
  */
 export class StreamPrices {
   readonly book = new PriceBook();
@@ -43,15 +52,11 @@ export class StreamPrices {
       case 'book':
         this.update(msg.assetId, msg, receivedAtMs, () => {
           if (msg.lastTradePrice !== null) this.book.applyTrade(msg.assetId, msg.lastTradePrice);
-          this.book.applyTop(msg.assetId, top(msg.bestBid), top(msg.bestAsk));
+          this.book.applyBook(msg.assetId, msg.bids, msg.asks);
         });
         return;
       case 'price_change':
-        for (const c of msg.changes) {
-          // The pre-2025 shape carries no top of book: nothing to show from it.
-          if (c.bestBid === null && c.bestAsk === null) continue;
-          this.update(c.assetId, msg, receivedAtMs, () => this.book.applyTop(c.assetId, top(c.bestBid), top(c.bestAsk)));
-        }
+        this.priceChange(msg, receivedAtMs);
         return;
       case 'best_bid_ask':
         this.update(msg.assetId, msg, receivedAtMs, () => this.book.applyTop(msg.assetId, top(msg.bestBid), top(msg.bestAsk)));
@@ -61,6 +66,30 @@ export class StreamPrices {
         return;
       default:
         return;
+    }
+  }
+
+  /**
+   * Applies every level change first, then sets each token's top once: from its last entry's
+   * `best_bid`/`best_ask` (the top after the whole message), or, in the legacy form that has none,
+   * from the kept levels.
+   */
+  private priceChange(msg: PriceChangeMessage, receivedAtMs: number): void {
+    const changes = msg.changes;
+    for (const c of changes) this.book.setLevel(c.assetId, c.side, c.price, c.size);
+    // A message covers one or two tokens: a short list beats a Set here.
+    const tokens: PriceChangeEntry[] = [];
+    for (let i = changes.length - 1; i >= 0; i--) {
+      const c = changes[i]!;
+      let seen = false;
+      for (let j = 0; j < tokens.length && !seen; j++) seen = tokens[j]!.assetId === c.assetId;
+      if (!seen) tokens.push(c);
+    }
+    for (let i = tokens.length - 1; i >= 0; i--) {
+      const c = tokens[i]!;
+      this.update(c.assetId, msg, receivedAtMs, () =>
+        msg.legacy ? this.book.applyLevelTop(c.assetId) : this.book.applyTop(c.assetId, top(c.bestBid), top(c.bestAsk)),
+      );
     }
   }
 

@@ -78,7 +78,7 @@ export const subscriptionRoutes = defineRoutes([
     tag,
     auth: 'bearer',
     response: SubscriptionOne,
-    errors: [404],
+    errors: [404, 409],
     handler: async (ctx, { params }) => ({ subscription: await subs.restartSubscription({ ctx, input: params }) }),
   },
   {

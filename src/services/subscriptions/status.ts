@@ -1,7 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
-import { subscriptions } from '../../db/schema/index.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { inTransaction, type Tx } from '../../db/client.js';
+import { subscriptions, watchlistEvents } from '../../db/schema/index.js';
 import type { ServiceContext } from '../context.js';
+import { conflict } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { requireOwnedSubscription } from './owned.js';
@@ -13,7 +14,8 @@ type Args = { ctx: ServiceContext; input: unknown };
 async function setStatus(ctx: ServiceContext, input: unknown, enabled: boolean, reason: 'Paused by user' | 'Restarted by user') {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   return inTransaction(ctx.database.db, async (tx) => {
-    await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
+    const sub = await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
+    if (enabled) await requireEventStillWatched(tx, sub);
     await tx
       .update(subscriptions)
       .set({ enabled, statusReason: reason, updatedAt: new Date(), revision: sql`${subscriptions.revision} + 1` })
@@ -21,6 +23,19 @@ async function setStatus(ctx: ServiceContext, input: unknown, enabled: boolean, 
     await announceSubscriptionChange(tx, subscriptionId);
     return (await loadSubscriptionView(tx, ctx.account.id, subscriptionId))!;
   });
+}
+
+// Removing an event from a watchlist paused its subscriptions; re-arming one needs the event back
+// first, as creating it would.
+async function requireEventStillWatched(tx: Tx, sub: { watchlistId: string; eventId: string | null }) {
+  if (sub.eventId === null) return;
+  const [held] = await tx
+    .select({ eventId: watchlistEvents.eventId })
+    .from(watchlistEvents)
+    .where(and(eq(watchlistEvents.watchlistId, sub.watchlistId), eq(watchlistEvents.eventId, sub.eventId)));
+  if (!held) {
+    throw conflict(`Event ${sub.eventId} is no longer in this subscription's watchlist; add it back to the watchlist before restarting`);
+  }
 }
 
 export const pauseSubscription = ({ ctx, input }: Args): Promise<SubscriptionView> =>

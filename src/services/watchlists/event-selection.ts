@@ -10,7 +10,8 @@ export interface Selection {
 
 /**
  * Puts one event into a watchlist (replacing its previous selection). The event and its markets
- * must exist in the catalog; without a market list, every market of the event is taken.
+ * must exist in the catalog; without a market list, every market of the event is taken. Answers
+ * the markets the previous selection held and this one does not.
  */
 export async function putEventSelection(
   tx: Tx,
@@ -18,7 +19,7 @@ export async function putEventSelection(
   eventId: string,
   selection: Selection,
   maxEvents: number,
-): Promise<void> {
+): Promise<string[]> {
   const [event] = await tx.select({ id: catalogEvents.id }).from(catalogEvents).where(eq(catalogEvents.id, eventId));
   if (!event) throw validationError(`events.${eventId}: no such event in the catalog`);
 
@@ -52,14 +53,17 @@ export async function putEventSelection(
       target: [watchlistEvents.watchlistId, watchlistEvents.eventId],
       set: { autoFetch: selection.autoFetch },
     });
-  await tx
+  const previous = await tx
     .delete(watchlistMarkets)
-    .where(and(eq(watchlistMarkets.watchlistId, watchlistId), eq(watchlistMarkets.eventId, eventId)));
+    .where(and(eq(watchlistMarkets.watchlistId, watchlistId), eq(watchlistMarkets.eventId, eventId)))
+    .returning({ marketId: watchlistMarkets.marketId });
   if (chosen.length > 0) {
     await tx
       .insert(watchlistMarkets)
       .values(chosen.map((marketId, position) => ({ watchlistId, eventId, marketId, position })));
   }
+  const kept = new Set(chosen);
+  return previous.map((p) => p.marketId).filter((id) => !kept.has(id));
 }
 
 export async function removeEventSelection(tx: Tx, watchlistId: string, eventId: string): Promise<boolean> {

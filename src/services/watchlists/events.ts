@@ -5,6 +5,7 @@ import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceWatchlistChange } from './changes.js';
+import { pauseDroppedSubscriptions } from './dropped-subscriptions.js';
 import { putEventSelection, removeEventSelection } from './event-selection.js';
 import { requireOwnedWatchlist } from './owned.js';
 import { EventSelection, RemoveEventInput } from './schemas.js';
@@ -13,7 +14,10 @@ import { Id } from '../schemas.js';
 
 type Target = { watchlistId: string; eventId: string };
 
-/** `PUT /watchlists/{id}/events/{eventId}`: adds the event, or replaces its selection. */
+/**
+ * `PUT /watchlists/{id}/events/{eventId}`: adds the event, or replaces its selection; Market-scope
+ * subscriptions on markets the new selection drops are paused.
+ */
 export async function putWatchlistEvent({
   ctx,
   input,
@@ -27,13 +31,15 @@ export async function putWatchlistEvent({
   const selection = parseInput(EventSelection, input.body === undefined ? {} : input.body);
   return inTransaction(ctx.database.db, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
-    await putEventSelection(tx, watchlistId, eventId, selection, ctx.config.MAX_EVENTS_PER_WATCHLIST);
+    const dropped = await putEventSelection(tx, watchlistId, eventId, selection, ctx.config.MAX_EVENTS_PER_WATCHLIST);
+    await pauseDroppedSubscriptions(tx, watchlistId, eventId, dropped);
     await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
     await announceWatchlistChange(tx, watchlistId);
     return (await loadWatchlistView(tx, ctx.account.id, watchlistId))!;
   });
 }
 
+/** `DELETE /watchlists/{id}/events/{eventId}`: the event's Event- and Market-scope subscriptions are paused. */
 export async function removeWatchlistEvent({ ctx, input }: { ctx: ServiceContext; input: Target }): Promise<WatchlistView> {
   const { watchlistId, eventId } = parseInput(RemoveEventInput, input);
   return inTransaction(ctx.database.db, async (tx) => {
@@ -41,6 +47,7 @@ export async function removeWatchlistEvent({ ctx, input }: { ctx: ServiceContext
     if (!(await removeEventSelection(tx, watchlistId, eventId))) {
       throw notFound(`Event ${eventId} is not in this watchlist`);
     }
+    await pauseDroppedSubscriptions(tx, watchlistId, eventId);
     await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
     await announceWatchlistChange(tx, watchlistId);
     return (await loadWatchlistView(tx, ctx.account.id, watchlistId))!;

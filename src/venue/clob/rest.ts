@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 import { requestJson, type FetchFn, type RetryPolicy } from '../http.js';
-import { BookSchema, type BookMessage } from './messages.js';
+import { parseBook, type BookMessage } from './messages.js';
 
 export interface ClobRestOptions {
   baseUrl: string;
@@ -38,9 +38,9 @@ export function createClobRestClient(options: ClobRestOptions): ClobRestClient {
     });
     const books: BookMessage[] = [];
     for (const item of BooksAnswer.parse(raw)) {
-      const parsed = BookSchema.safeParse(item);
-      if (parsed.success) books.push(parsed.data);
-      else logger.debug({ issue: parsed.error.issues[0]?.message }, 'malformed REST book skipped');
+      const book = parseBook(item);
+      if (book) books.push(book);
+      else logger.debug('malformed REST book skipped');
     }
     return books;
   }

@@ -33,10 +33,10 @@ export function controlRoutes(state: SimState, hub: WsHub): Router {
 
   router.post('/markets/:marketId/price', (req, res) => {
     const m = market(req.params.marketId);
-    const { price } = ControlPriceInput.parse(req.body);
+    const { price, legacy } = ControlPriceInput.parse(req.body);
     if (m.closed) throw new SimError(409, `market ${m.id} is closed`);
     // A trade at the price as well, so the displayed price is `price` even where one side is empty.
-    hub.publish(state.quote(m, price, { trade: { side: 'BUY', size: 10 } }), false);
+    hub.publish(state.quote(m, price, { trade: { side: 'BUY', size: 10 }, legacy: legacy ?? false }), false);
     res.json({ market: gammaMarket(state, m, true) });
   });
 

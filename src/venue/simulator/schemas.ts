@@ -15,7 +15,11 @@ export const ControlEventInput = z.object({
 });
 export type ControlEventInput = z.infer<typeof ControlEventInput>;
 
-export const ControlPriceInput = z.object({ price: z.number().min(0).max(1) });
+export const ControlPriceInput = z.object({
+  price: z.number().min(0).max(1),
+  /** Send the book change in the pre-Sept-2025 `changes` form (no top of book, ".4"-style prices). */
+  legacy: z.boolean().optional(),
+});
 
 export const ControlDisconnectInput = z.object({ refuseMs: z.number().int().min(0).max(60_000).optional() }).default({});
 

@@ -51,7 +51,7 @@ export function priceChangeMessage(conditionId: string, entries: { book: TokenBo
   };
 }
 
-/** The form used before Sept 2025: one asset per message, no top of book. */
+/** The form used before Sept 2025: one asset per message, no top of book, prices as recorded then (".4"). */
 export function legacyPriceChangeMessage(book: TokenBook, changes: LevelChange[], ts: number): WireMessage {
   return {
     event_type: 'price_change',
@@ -59,7 +59,7 @@ export function legacyPriceChangeMessage(book: TokenBook, changes: LevelChange[]
     market: book.conditionId,
     timestamp: String(ts),
     hash: book.hash,
-    changes: changes.map((c) => ({ price: formatPrice(c.price), side: c.side, size: formatPrice(c.size) })),
+    changes: changes.map((c) => ({ price: formatPrice(c.price, true), side: c.side, size: formatPrice(c.size) })),
   };
 }
 

@@ -1,0 +1,30 @@
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { subscriptions } from '../../db/schema/index.js';
+import { announceSubscriptionChange } from './changes.js';
+
+/**
+ * Pauses the armed subscriptions aimed at what was just taken out of a watchlist: the event's
+ * Event- and Market-scope ones (`marketIds` absent), or the Market-scope ones on the markets
+ * dropped from the event's selection. They stay listed with their history, as "Paused by user"
+ * (the user's own act, and the spec's reasons are a closed set); ones already off keep their reason.
+ * Runs in the removal's transaction, so the engine hears of both at once.
+ */
+export async function pauseDroppedSubscriptions(
+  tx: Tx,
+  watchlistId: string,
+  eventId: string,
+  marketIds?: readonly string[],
+): Promise<void> {
+  if (marketIds !== undefined && marketIds.length === 0) return;
+  const target: SQL | undefined =
+    marketIds === undefined
+      ? inArray(subscriptions.scope, ['Event', 'Market'])
+      : and(eq(subscriptions.scope, 'Market'), inArray(subscriptions.marketId, [...marketIds]));
+  const paused = await tx
+    .update(subscriptions)
+    .set({ enabled: false, statusReason: 'Paused by user', updatedAt: new Date(), revision: sql`${subscriptions.revision} + 1` })
+    .where(and(eq(subscriptions.watchlistId, watchlistId), eq(subscriptions.eventId, eventId), eq(subscriptions.enabled, true), target))
+    .returning({ id: subscriptions.id });
+  for (const { id } of paused) await announceSubscriptionChange(tx, id);
+}
