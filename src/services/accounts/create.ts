@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inTransaction, type Queryable } from '../../db/client.js';
 import { accounts } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import { newId, newWebhookSecret } from '../ids.js';
 import { insertToken } from '../tokens/issue.js';
@@ -44,5 +44,5 @@ export async function insertAccountWithToken(on: Queryable, seed: AccountSeed): 
 export async function createAccount({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<NewAccount> {
   if (!ctx.account.isAdmin) throw forbidden('Only an admin account can create accounts');
   const { name } = parseInput(CreateAccountInput, input);
-  return insertAccountWithToken(ctx.database.db, { name });
+  return insertAccountWithToken(dbOf(ctx), { name });
 }

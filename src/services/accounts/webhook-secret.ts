@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { accounts } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newWebhookSecret } from '../ids.js';
 
 export async function getWebhookSecret({ ctx }: { ctx: ServiceContext }): Promise<{ secret: string }> {
-  const [row] = await ctx.database.db
+  const [row] = await dbOf(ctx)
     .select({ secret: accounts.webhookSecret })
     .from(accounts)
     .where(eq(accounts.id, ctx.account.id));
@@ -16,6 +16,6 @@ export async function getWebhookSecret({ ctx }: { ctx: ServiceContext }): Promis
 /** A new secret signs every delivery from now on, retries of older notifications included. */
 export async function rotateWebhookSecret({ ctx }: { ctx: ServiceContext }): Promise<{ secret: string }> {
   const secret = newWebhookSecret();
-  await ctx.database.db.update(accounts).set({ webhookSecret: secret }).where(eq(accounts.id, ctx.account.id));
+  await dbOf(ctx).update(accounts).set({ webhookSecret: secret }).where(eq(accounts.id, ctx.account.id));
   return { secret };
 }

@@ -1,7 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { demoWebhooks } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, withTransaction, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { outboundUrlCheck } from '../outbound-urls.js';
@@ -27,7 +26,7 @@ export const DEMO_WEBHOOK_NOT_FOUND = 'Demo webhook not found or already deleted
 export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<DemoWebhookView> {
   const { url } = parseInput(CreateDemoWebhookInput, input);
   await outboundUrlCheck(ctx)('url', url);
-  const [row] = await ctx.database.db
+  const [row] = await dbOf(ctx)
     .insert(demoWebhooks)
     .values({ id: newId(), accountId: ctx.account.id, url })
     .returning();
@@ -35,7 +34,7 @@ export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; i
 }
 
 export async function listDemoWebhooks({ ctx }: { ctx: ServiceContext }): Promise<DemoWebhookView[]> {
-  const rows = await ctx.database.db
+  const rows = await dbOf(ctx)
     .select()
     .from(demoWebhooks)
     .where(and(eq(demoWebhooks.accountId, ctx.account.id), eq(demoWebhooks.active, true)))
@@ -46,7 +45,7 @@ export async function listDemoWebhooks({ ctx }: { ctx: ServiceContext }): Promis
 /** Soft delete: the row stays with `active` false. Another account's webhook is "not found". */
 export async function deleteDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<{ message: string }> {
   const { id } = parseInput(DemoWebhookIdInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const updated = await tx
       .update(demoWebhooks)
       .set({ active: false, deletedAt: new Date() })

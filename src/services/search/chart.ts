@@ -1,6 +1,6 @@
 import { and, asc, eq, gte } from 'drizzle-orm';
 import { catalogMarkets, marketSamples } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { ChartInput } from './schemas.js';
@@ -20,7 +20,7 @@ export async function marketChartSvg({
   now?: Date;
 }): Promise<string> {
   const { marketId } = parseInput(ChartInput, input);
-  const db = ctx.database.db;
+  const db = dbOf(ctx);
   const [market] = await db
     .select({ prices: catalogMarkets.outcomePrices })
     .from(catalogMarkets)

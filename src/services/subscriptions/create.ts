@@ -1,7 +1,6 @@
 import { count, eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { subscriptions } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
@@ -16,7 +15,7 @@ import { loadSubscriptionView, type SubscriptionView } from './view.js';
 export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
   const body = parseInput(CreateSubscriptionInput, input);
   const channels = await checkChannels(ctx, body.channels);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);
     const [owned] = await tx.select({ n: count() }).from(subscriptions).where(eq(subscriptions.accountId, ctx.account.id));
     if ((owned?.n ?? 0) >= ctx.config.MAX_SUBSCRIPTIONS) {

@@ -1,7 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { subscriptions } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { requireOwnedSubscription } from './owned.js';
@@ -12,7 +11,7 @@ type Args = { ctx: ServiceContext; input: unknown };
 
 async function setStatus(ctx: ServiceContext, input: unknown, enabled: boolean, reason: 'Paused by user' | 'Restarted by user') {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
     await tx
       .update(subscriptions)

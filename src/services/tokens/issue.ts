@@ -1,7 +1,7 @@
 import { count, eq, and, isNull, gt, or } from 'drizzle-orm';
-import { inTransaction, type Queryable } from '../../db/client.js';
+import type { Queryable } from '../../db/client.js';
 import { apiTokens } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
@@ -33,7 +33,7 @@ export async function insertToken(
 
 export async function createToken({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<IssuedToken> {
   const { name, expiresAt } = parseInput(CreateTokenInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const [live] = await tx
       .select({ n: count() })
       .from(apiTokens)

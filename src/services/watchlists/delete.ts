@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { subscriptions, watchlists } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { announceSubscriptionChange, announceWatchlistChange } from './changes.js';
 import { WATCHLIST_NOT_FOUND } from './owned.js';
@@ -12,7 +11,7 @@ export async function deleteWatchlist({ ctx, input }: { ctx: ServiceContext; inp
   const parsed = DeleteWatchlistInput.safeParse(input);
   if (!parsed.success) throw validationError('Invalid request body');
   const { watchListId } = parsed.data;
-  await inTransaction(ctx.database.db, async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     const subs = await tx
       .select({ id: subscriptions.id })
       .from(subscriptions)

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { watchlists } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceWatchlistChange } from './changes.js';
@@ -25,7 +24,7 @@ export async function putWatchlistEvent({
   const eventId = parseInput(Id, input.eventId);
   // No body at all means the defaults; an explicit JSON null is a bad body.
   const selection = parseInput(EventSelection, input.body === undefined ? {} : input.body);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     await putEventSelection(tx, watchlistId, eventId, selection, ctx.config.MAX_EVENTS_PER_WATCHLIST);
     await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
@@ -36,7 +35,7 @@ export async function putWatchlistEvent({
 
 export async function removeWatchlistEvent({ ctx, input }: { ctx: ServiceContext; input: Target }): Promise<WatchlistView> {
   const { watchlistId, eventId } = parseInput(RemoveEventInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (!(await removeEventSelection(tx, watchlistId, eventId))) {
       throw notFound(`Event ${eventId} is not in this watchlist`);

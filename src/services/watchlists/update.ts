@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { watchlists } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { conflict, validationError } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceWatchlistChange } from './changes.js';
@@ -16,7 +15,7 @@ type Args = { ctx: ServiceContext; input: { watchlistId: string; body: unknown }
 export async function updateWatchlist({ ctx, input }: Args): Promise<WatchlistView> {
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const body = parseInput(UpdateWatchlistInput, input.body);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     await tx
       .update(watchlists)
@@ -35,7 +34,7 @@ export async function updateWatchlistTags({ ctx, input }: Args): Promise<void> {
   if (!tags.some((t) => t.include)) {
     throw validationError('Give at least one valid tag to include (includeTags, or tags with include: true)');
   }
-  await inTransaction(ctx.database.db, async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (usesKeyphrases(row.query)) {
       throw conflict('This watchlist uses keyphrases; update it with PATCH /watchlists/{watchlistId}/query/keyphrases');
@@ -56,7 +55,7 @@ export async function updateWatchlistKeyphrases({ ctx, input }: Args): Promise<v
   if (!keyphrases.some((k) => k.include)) {
     throw validationError('Give at least one keyphrase with include: true');
   }
-  await inTransaction(ctx.database.db, async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (usesTags(row.query)) {
       throw conflict('This watchlist uses tags; update it with PATCH /watchlists/{watchlistId}/query/tags');
