@@ -11,7 +11,7 @@ export interface Me {
 
 export async function getMe({ ctx }: { ctx: ServiceContext }): Promise<Me> {
   const [row] = await dbOf(ctx).select().from(accounts).where(eq(accounts.id, ctx.account.id));
-  if (!row) throw notFound('Account not found');
+  if (!row) throw notFound('Account not found', 'account');
   return {
     userId: row.id,
     createdAt: row.createdAt,

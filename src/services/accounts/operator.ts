@@ -22,7 +22,7 @@ export async function createAccountAsOperator(deps: SystemDeps, input: unknown):
 export async function createTokenAsOperator(deps: SystemDeps, input: { userId: unknown; name?: string }): Promise<IssuedToken> {
   const userId = parseInput(Id, input.userId);
   const [row] = await deps.database.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, userId));
-  if (!row) throw notFound(`No account ${userId}`);
+  if (!row) throw notFound(`No account ${userId}`, 'account');
   return insertToken(deps.database.db, userId, input.name ?? 'cli', null);
 }
 

@@ -9,7 +9,7 @@ export async function getWebhookSecret({ ctx }: { ctx: ServiceContext }): Promis
     .select({ secret: accounts.webhookSecret })
     .from(accounts)
     .where(eq(accounts.id, ctx.account.id));
-  if (!row) throw notFound('Account not found');
+  if (!row) throw notFound('Account not found', 'account');
   return { secret: row.secret };
 }
 

@@ -37,7 +37,7 @@ export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: Se
   const { marketId } = parseInput(VolumeStatsInput, input);
   const db = dbOf(ctx);
   const [market] = await db.select({ id: catalogMarkets.id }).from(catalogMarkets).where(eq(catalogMarkets.id, marketId));
-  if (!market) throw notFound('Market not found');
+  if (!market) throw notFound('Market not found', 'market');
   const samples = await db
     .select({ at: marketSamples.at, volume: marketSamples.volume, liquidity: marketSamples.liquidity })
     .from(marketSamples)

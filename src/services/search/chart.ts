@@ -25,7 +25,7 @@ export async function marketChartSvg({
     .select({ prices: catalogMarkets.outcomePrices })
     .from(catalogMarkets)
     .where(eq(catalogMarkets.id, marketId));
-  if (!market) throw notFound('Market not found');
+  if (!market) throw notFound('Market not found', 'market');
   const since = new Date(now.getTime() - DAY_MS);
   const samples = await db
     .select({ at: marketSamples.at, price: marketSamples.price })

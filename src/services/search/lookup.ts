@@ -27,7 +27,7 @@ export async function findEvent({ ctx, input }: { ctx: PublicContext; input: { r
     .from(catalogEvents)
     .where(or(eq(catalogEvents.id, key), eq(catalogEvents.slug, key)))
     .limit(1);
-  if (!row) throw notFound(`No event ${key}`);
+  if (!row) throw notFound(`No event ${key}`, 'event');
   return row;
 }
 
@@ -45,6 +45,6 @@ export async function findMarket({
     .select({ id: catalogMarkets.id, question: catalogMarkets.question, eventId: catalogMarkets.eventId })
     .from(catalogMarkets)
     .where(eq(catalogMarkets.id, marketId));
-  if (!row) throw notFound(`No market ${marketId}`);
+  if (!row) throw notFound(`No market ${marketId}`, 'market');
   return row;
 }

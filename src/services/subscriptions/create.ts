@@ -19,7 +19,7 @@ export async function createSubscription({ ctx, input }: { ctx: ServiceContext; 
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);
     const [owned] = await tx.select({ n: count() }).from(subscriptions).where(eq(subscriptions.accountId, ctx.account.id));
     if ((owned?.n ?? 0) >= ctx.config.MAX_SUBSCRIPTIONS) {
-      throw limitExceeded(`Subscription limit reached: an account may hold ${ctx.config.MAX_SUBSCRIPTIONS} subscriptions (MAX_SUBSCRIPTIONS)`);
+      throw limitExceeded(`Subscription limit reached: an account may hold ${ctx.config.MAX_SUBSCRIPTIONS} subscriptions (MAX_SUBSCRIPTIONS)`, 'subscription', ctx.config.MAX_SUBSCRIPTIONS);
     }
     const target = await resolveTarget(tx, body.watchlistId, body.subscriptionScope, body.eventId, body.marketId);
     const id = newId();

@@ -25,6 +25,6 @@ export async function listSubscriptions({
 export async function getSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   const view = await loadSubscriptionView(dbOf(ctx), ctx.account.id, subscriptionId);
-  if (!view) throw notFound(SUBSCRIPTION_NOT_FOUND);
+  if (!view) throw notFound(SUBSCRIPTION_NOT_FOUND, 'subscription');
   return view;
 }

@@ -47,6 +47,8 @@ export async function createToken({ ctx, input }: { ctx: ServiceContext; input: 
     if ((live?.n ?? 0) >= ctx.config.MAX_TOKENS) {
       throw limitExceeded(
         `Token limit reached: an account may hold ${ctx.config.MAX_TOKENS} active tokens (MAX_TOKENS); revoke one first`,
+        'token',
+        ctx.config.MAX_TOKENS,
       );
     }
     return insertToken(tx, ctx.account.id, name, expiresAt ?? null);

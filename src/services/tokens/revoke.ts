@@ -12,5 +12,5 @@ export async function revokeToken({ ctx, input }: { ctx: ServiceContext; input: 
     .set({ revokedAt: new Date() })
     .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.accountId, ctx.account.id), isNull(apiTokens.revokedAt)))
     .returning({ id: apiTokens.id });
-  if (revoked.length === 0) throw notFound('Token not found or already revoked');
+  if (revoked.length === 0) throw notFound('Token not found or already revoked', 'token');
 }

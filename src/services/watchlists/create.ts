@@ -20,13 +20,13 @@ export async function createWatchlist({ ctx, input }: { ctx: ServiceContext; inp
   );
   const events = Object.entries(body.events ?? {});
   if (events.length > config.MAX_EVENTS_PER_WATCHLIST) {
-    throw limitExceeded(`Event limit exceeded: a watchlist holds at most ${config.MAX_EVENTS_PER_WATCHLIST} events (MAX_EVENTS_PER_WATCHLIST)`);
+    throw limitExceeded(`Event limit exceeded: a watchlist holds at most ${config.MAX_EVENTS_PER_WATCHLIST} events (MAX_EVENTS_PER_WATCHLIST)`, 'watchlist event', config.MAX_EVENTS_PER_WATCHLIST);
   }
 
   return withTransaction(ctx, async (tx) => {
     const [owned] = await tx.select({ n: count() }).from(watchlists).where(eq(watchlists.accountId, ctx.account.id));
     if ((owned?.n ?? 0) >= config.MAX_WATCHLISTS) {
-      throw limitExceeded(`Watchlist limit reached: an account may hold ${config.MAX_WATCHLISTS} watchlists (MAX_WATCHLISTS)`);
+      throw limitExceeded(`Watchlist limit reached: an account may hold ${config.MAX_WATCHLISTS} watchlists (MAX_WATCHLISTS)`, 'watchlist', config.MAX_WATCHLISTS);
     }
     const id = newId();
     const now = new Date();

@@ -20,7 +20,7 @@ export async function deleteWatchlist({ ctx, input }: { ctx: ServiceContext; inp
       .delete(watchlists)
       .where(and(eq(watchlists.id, watchListId), eq(watchlists.accountId, ctx.account.id)))
       .returning({ id: watchlists.id });
-    if (deleted.length === 0) throw notFound(WATCHLIST_NOT_FOUND);
+    if (deleted.length === 0) throw notFound(WATCHLIST_NOT_FOUND, 'watchlist');
     for (const sub of subs) await announceSubscriptionChange(tx, sub.id);
     await announceWatchlistChange(tx, watchListId);
   });

@@ -38,7 +38,7 @@ export async function removeWatchlistEvent({ ctx, input }: { ctx: ServiceContext
   return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (!(await removeEventSelection(tx, watchlistId, eventId))) {
-      throw notFound(`Event ${eventId} is not in this watchlist`);
+      throw notFound(`Event ${eventId} is not in this watchlist`, 'watchlist event');
     }
     await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
     await announceWatchlistChange(tx, watchlistId);

@@ -16,6 +16,6 @@ export async function listWatchlists({
   if (input.watchlistId === undefined) return loadWatchlistViews(dbOf(ctx), ctx.account.id);
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const views = await loadWatchlistViews(dbOf(ctx), ctx.account.id, watchlistId);
-  if (views.length === 0) throw notFound(WATCHLIST_NOT_FOUND);
+  if (views.length === 0) throw notFound(WATCHLIST_NOT_FOUND, 'watchlist');
   return views;
 }
