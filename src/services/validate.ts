@@ -47,3 +47,9 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 const isScalar = (v: unknown): v is string | number | boolean =>
   typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/**
+ * A transport's raw input (a REST body or path) passed as a verb's input type. The verb parses it
+ * with its schema before use, so the type is the schema's promise, not the caller's.
+ */
+export const unparsed = <T>(raw: unknown): T => raw as T;

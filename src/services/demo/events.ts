@@ -8,7 +8,7 @@ import { venueEncodedOutcomes } from '../../domain/outcomes.js';
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
 /** Every catalog event (open and closed), newest first, with its markets. */
-export async function listDemoEvents({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
+export async function listDemoEvents({ ctx, input }: { ctx: ServiceContext; input: DemoEventsInput }) {
   const { page, limit } = parseInput(DemoEventsInput, input);
   const db = dbOf(ctx);
   const [total] = await db.select({ n: count() }).from(catalogEvents);

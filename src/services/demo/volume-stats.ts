@@ -33,7 +33,7 @@ export function windowStats(samples: Sample[], fromMs: number): WindowStats {
   return { volume, datapoints: inside.length, startVolume, endVolume };
 }
 
-export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: ServiceContext; input: unknown; now?: Date }) {
+export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: ServiceContext; input: VolumeStatsInput; now?: Date }) {
   const { marketId } = parseInput(VolumeStatsInput, input);
   const db = dbOf(ctx);
   const [market] = await db.select({ id: catalogMarkets.id }).from(catalogMarkets).where(eq(catalogMarkets.id, marketId));

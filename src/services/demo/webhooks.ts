@@ -23,7 +23,7 @@ const view = (w: typeof demoWebhooks.$inferSelect): DemoWebhookView => ({
 
 export const DEMO_WEBHOOK_NOT_FOUND = 'Demo webhook not found or already deleted';
 
-export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<DemoWebhookView> {
+export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: CreateDemoWebhookInput }): Promise<DemoWebhookView> {
   const { url } = parseInput(CreateDemoWebhookInput, input);
   await outboundUrlCheck(ctx)('url', url);
   const [row] = await dbOf(ctx)
@@ -43,7 +43,7 @@ export async function listDemoWebhooks({ ctx }: { ctx: ServiceContext }): Promis
 }
 
 /** Soft delete: the row stays with `active` false. Another account's webhook is "not found". */
-export async function deleteDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<{ message: string }> {
+export async function deleteDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: DemoWebhookIdInput }): Promise<{ message: string }> {
   const { id } = parseInput(DemoWebhookIdInput, input);
   return withTransaction(ctx, async (tx) => {
     const updated = await tx

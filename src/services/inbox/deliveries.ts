@@ -14,7 +14,7 @@ export interface DeliveryView {
 }
 
 /** Each channel's delivery of one notification with every attempt made, oldest first. */
-export async function listDeliveries({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<DeliveryView[]> {
+export async function listDeliveries({ ctx, input }: { ctx: ServiceContext; input: NotificationIdInput }): Promise<DeliveryView[]> {
   const { notificationId } = parseInput(NotificationIdInput, input);
   const db = dbOf(ctx);
   await requireOwnedNotification(db, ctx.account.id, notificationId);

@@ -11,7 +11,7 @@ export async function listNotifications({
   input,
 }: {
   ctx: ServiceContext;
-  input: unknown;
+  input: ListNotificationsInput;
 }): Promise<{ notifications: NotificationView[]; nextBefore: string | null }> {
   const { unread, limit, before } = parseInput(ListNotificationsInput, input);
   const conditions = [eq(notifications.accountId, ctx.account.id)];

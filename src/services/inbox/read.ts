@@ -6,7 +6,7 @@ import { requireOwnedNotification } from './owned.js';
 import { NotificationIdInput } from './schemas.js';
 
 /** Marks the inbox entry read: its In App delivery and channel become READ. Idempotent. */
-export async function markNotificationRead({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
+export async function markNotificationRead({ ctx, input }: { ctx: ServiceContext; input: NotificationIdInput }): Promise<Record<string, never>> {
   const { notificationId } = parseInput(NotificationIdInput, input);
   await withTransaction(ctx, async (tx) => {
     await requireOwnedNotification(tx, ctx.account.id, notificationId);

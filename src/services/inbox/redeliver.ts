@@ -9,7 +9,7 @@ import { requireOwnedNotification } from './owned.js';
 import { NotificationIdInput } from './schemas.js';
 
 /** Queues the FAILED and BLOCKED_BY_USER deliveries of a notification again, from attempt 1. */
-export async function redeliverNotification({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
+export async function redeliverNotification({ ctx, input }: { ctx: ServiceContext; input: NotificationIdInput }): Promise<Record<string, never>> {
   const { notificationId } = parseInput(NotificationIdInput, input);
   await withTransaction(ctx, async (tx) => {
     await requireOwnedNotification(tx, ctx.account.id, notificationId);

@@ -16,7 +16,7 @@ export async function marketChartSvg({
   now = new Date(),
 }: {
   ctx: Omit<ServiceContext, 'account' | 'caller'>;
-  input: unknown;
+  input: ChartInput;
   now?: Date;
 }): Promise<string> {
   const { marketId } = parseInput(ChartInput, input);

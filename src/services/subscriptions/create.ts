@@ -12,7 +12,7 @@ import { CreateSubscriptionInput } from './schemas.js';
 import { resolveTarget } from './targets.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
-export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
+export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: CreateSubscriptionInput }): Promise<SubscriptionView> {
   const body = parseInput(CreateSubscriptionInput, input);
   const channels = await checkChannels(ctx, body.channels);
   return withTransaction(ctx, async (tx) => {

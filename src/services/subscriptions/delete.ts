@@ -6,7 +6,7 @@ import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { requireOwnedSubscription } from './owned.js';
 import { SubscriptionIdInput } from './schemas.js';
 
-export async function deleteSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<void> {
+export async function deleteSubscription({ ctx, input }: { ctx: ServiceContext; input: SubscriptionIdInput }): Promise<void> {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   await withTransaction(ctx, async (tx) => {
     await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);

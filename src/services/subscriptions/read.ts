@@ -22,7 +22,7 @@ export async function listSubscriptions({
   return loadSubscriptionViews(db, { accountId: ctx.account.id, watchlistId });
 }
 
-export async function getSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
+export async function getSubscription({ ctx, input }: { ctx: ServiceContext; input: SubscriptionIdInput }): Promise<SubscriptionView> {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   const view = await loadSubscriptionView(dbOf(ctx), ctx.account.id, subscriptionId);
   if (!view) throw notFound(SUBSCRIPTION_NOT_FOUND, 'subscription');

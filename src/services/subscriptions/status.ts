@@ -7,9 +7,9 @@ import { requireOwnedSubscription } from './owned.js';
 import { SubscriptionIdInput } from './schemas.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
-type Args = { ctx: ServiceContext; input: unknown };
+type Args = { ctx: ServiceContext; input: SubscriptionIdInput };
 
-async function setStatus(ctx: ServiceContext, input: unknown, enabled: boolean, reason: 'Paused by user' | 'Restarted by user') {
+async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, enabled: boolean, reason: 'Paused by user' | 'Restarted by user') {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   return withTransaction(ctx, async (tx) => {
     await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);

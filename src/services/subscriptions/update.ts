@@ -9,7 +9,7 @@ import { ruleColumns, storedTypeConfig } from './rule-fields.js';
 import { SubscriptionIdInput, UpdateSubscriptionInput } from './schemas.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
-type Args = { ctx: ServiceContext; input: { subscriptionId: string; body: unknown } };
+type Args = { ctx: ServiceContext; input: SubscriptionIdInput & { body: UpdateSubscriptionInput } };
 
 /**
  * `PATCH /subscription/{id}`: the given fields replace the stored ones and the reason becomes

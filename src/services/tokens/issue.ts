@@ -31,7 +31,7 @@ export async function insertToken(
   return { id: row!.id, token, name: row!.name, createdAt: row!.createdAt, expiresAt: row!.expiresAt };
 }
 
-export async function createToken({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<IssuedToken> {
+export async function createToken({ ctx, input }: { ctx: ServiceContext; input: CreateTokenInput }): Promise<IssuedToken> {
   const { name, expiresAt } = parseInput(CreateTokenInput, input);
   return withTransaction(ctx, async (tx) => {
     const [live] = await tx

@@ -5,7 +5,7 @@ import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { TokenIdInput } from './schemas.js';
 
-export async function revokeToken({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<void> {
+export async function revokeToken({ ctx, input }: { ctx: ServiceContext; input: TokenIdInput }): Promise<void> {
   const { tokenId } = parseInput(TokenIdInput, input);
   const revoked = await dbOf(ctx)
     .update(apiTokens)

@@ -11,7 +11,7 @@ import { buildQuery } from './query-terms.js';
 import { CreateWatchlistInput } from './schemas.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
 
-export async function createWatchlist({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<WatchlistView> {
+export async function createWatchlist({ ctx, input }: { ctx: ServiceContext; input: CreateWatchlistInput }): Promise<WatchlistView> {
   const body = parseInput(CreateWatchlistInput, input);
   const { config } = ctx;
   const query = buildQuery(

@@ -7,7 +7,7 @@ import { WATCHLIST_NOT_FOUND } from './owned.js';
 import { DeleteWatchlistInput } from './schemas.js';
 
 /** `POST /watchlists/delete`: permanent; the watchlist's subscriptions go with it. */
-export async function deleteWatchlist({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<void> {
+export async function deleteWatchlist({ ctx, input }: { ctx: ServiceContext; input: DeleteWatchlistInput }): Promise<void> {
   const parsed = DeleteWatchlistInput.safeParse(input);
   if (!parsed.success) throw validationError('Invalid request body');
   const { watchListId } = parsed.data;

@@ -10,7 +10,7 @@ import { EventSelection, RemoveEventInput } from './schemas.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
 import { Id } from '../schemas.js';
 
-type Target = { watchlistId: string; eventId: string };
+type Target = RemoveEventInput;
 
 /** `PUT /watchlists/{id}/events/{eventId}`: adds the event, or replaces its selection. */
 export async function putWatchlistEvent({
@@ -18,7 +18,7 @@ export async function putWatchlistEvent({
   input,
 }: {
   ctx: ServiceContext;
-  input: Target & { body: unknown };
+  input: Target & { body: EventSelection | undefined };
 }): Promise<WatchlistView> {
   const watchlistId = parseInput(Id, input.watchlistId);
   const eventId = parseInput(Id, input.eventId);

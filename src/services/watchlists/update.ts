@@ -10,9 +10,9 @@ import { UpdateKeyphrasesInput, UpdateTagsInput, UpdateWatchlistInput, Watchlist
 import { takeInMatchingEvents } from './take-in.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
 
-type Args = { ctx: ServiceContext; input: { watchlistId: string; body: unknown } };
+type Args<B> = { ctx: ServiceContext; input: WatchlistIdInput & { body: B } };
 
-export async function updateWatchlist({ ctx, input }: Args): Promise<WatchlistView> {
+export async function updateWatchlist({ ctx, input }: Args<UpdateWatchlistInput>): Promise<WatchlistView> {
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const body = parseInput(UpdateWatchlistInput, input.body);
   return withTransaction(ctx, async (tx) => {
@@ -28,7 +28,7 @@ export async function updateWatchlist({ ctx, input }: Args): Promise<WatchlistVi
 }
 
 /** `PATCH …/query/tags`: only for a watchlist that does not use keyphrases; needs an included tag. */
-export async function updateWatchlistTags({ ctx, input }: Args): Promise<void> {
+export async function updateWatchlistTags({ ctx, input }: Args<UpdateTagsInput>): Promise<void> {
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const { tags, operator } = parseInput(UpdateTagsInput, input.body);
   if (!tags.some((t) => t.include)) {
@@ -49,7 +49,7 @@ export async function updateWatchlistTags({ ctx, input }: Args): Promise<void> {
 }
 
 /** `PATCH …/query/keyphrases`: only for a watchlist that does not use tags. */
-export async function updateWatchlistKeyphrases({ ctx, input }: Args): Promise<void> {
+export async function updateWatchlistKeyphrases({ ctx, input }: Args<UpdateKeyphrasesInput>): Promise<void> {
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const { keyphrases, matchOperator } = parseInput(UpdateKeyphrasesInput, input.body);
   if (!keyphrases.some((k) => k.include)) {
