@@ -124,7 +124,7 @@ describe('the command layer', () => {
     const reply = await runCommand(owner, dm(1006), `alert ${fed.markets[1]!.id} cross 40`);
     const subId = /• (\S+):/.exec(reply.text)![1]!;
     for (const verb of ['pause', 'resume', 'delete']) {
-      expect((await runCommand(other, dm(1007), `${verb} ${subId}`)).text).toMatch(/^Not found: /);
+      expect((await runCommand(other, dm(1007), `${verb} ${subId}`)).text).toMatch(/^I can't find that alert \(it may have been deleted\)/);
     }
     expect((await runCommand(owner, dm(1006), `pause ${subId}`)).text).toContain('paused (Paused by user)');
     expect((await runCommand(owner, dm(1006), `resume ${subId}`)).text).toContain('active');
@@ -148,15 +148,15 @@ describe('the command layer', () => {
     const cases: [string, RegExp][] = [
       ['search', /Usage: \/search/],
       ['watch', /Usage: \/watch/],
-      ['watch no-such-event-slug', /^Not found: No event/],
+      ['watch no-such-event-slug', /^I can't find that event\. Find one with \/search/],
       ['watchlist', /Usage: \/watchlist new/],
-      ['watchlist show nope', /^Not found: Watchlist not found/],
+      ['watchlist show nope', /^I can't find that watchlist/],
       ['alert', /Usage: \/alert <market id>/],
-      ['alert 123 sideways 5', /Usage: \/alert/],
-      [`alert ${fed.markets[0]!.id} up abc`, /Usage: \/alert/],
-      [`alert ${fed.markets[0]!.id} up 150`, /threshold_percent must be less than 100\nUsage: \/alert/],
+      ['alert 123 sideways 5', /^"sideways" is not an alert type: use up, down, cross, step, above or below\.\nUsage: \/alert/],
+      [`alert ${fed.markets[0]!.id} up abc`, /^"abc" is not a number: .*\nUsage: \/alert/],
+      [`alert ${fed.markets[0]!.id} up 150`, /^150 is not a valid percent: it must be below 100\.\nUsage: \/alert/],
       [`alert ${fed.markets[0]!.id} up 10 every 7m`, /every 5m\|30m/],
-      ['alert nosuchmarket up 10', /^Not found: No market/],
+      ['alert nosuchmarket up 10', /^I can't find that market/],
       ['pause', /Usage: \/pause <alert id>/],
       ['frobnicate', /Unknown command "frobnicate"/],
     ];

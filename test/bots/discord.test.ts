@@ -317,7 +317,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     // Someone else in the channel presses Pause: not their alert, so "not found", and nothing changes.
     const intruder: RawInteraction = { ...base('8102', 3, { channel: 'chan-alerts' }), data: { custom_id: `pause:${ours}` } };
     await bot.handleInteraction(intruder);
-    expect(callbackFor(intruder).data).toMatchObject({ content: expect.stringMatching(/^Not found/), flags: EPHEMERAL });
+    expect(callbackFor(intruder).data).toMatchObject({ content: expect.stringMatching(/^I can't find that alert/), flags: EPHEMERAL });
     const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
     expect((await getSubscription({ ctx, input: { subscriptionId: ours } })).status.enabled).toBe(true);
 

@@ -1,8 +1,6 @@
 import type { PriceRuleType, TriggerInterval } from '../../domain/enums.js';
-import { findMarket } from '../../services/search/index.js';
-import { createSubscription, type Channel } from '../../services/subscriptions/index.js';
-import { listWatchlists, putWatchlistEvent } from '../../services/watchlists/index.js';
-import { describeSubscription, targetWatchlist } from './shared.js';
+import { createMarketAlert, type Channel } from '../../services/subscriptions/index.js';
+import { describeSubscription, listWords } from './shared.js';
 import { UsageError, type ChatInfo, type Command } from './types.js';
 
 export const ALERT_TYPES: Record<string, PriceRuleType> = {
@@ -38,28 +36,16 @@ export const alertCommand: Command = {
   summary: 'Alert this chat when a market price moves',
   async run({ ctx, chat, args }) {
     const [marketId, typeWord, percentWord, ...rest] = args;
-    const type = typeWord ? ALERT_TYPES[typeWord.toLowerCase()] : undefined;
-    const percent = Number(percentWord?.replace(/%$/, ''));
-    if (!marketId || !type || !percentWord || !Number.isFinite(percent)) throw new UsageError();
-    const trigger = parseTrigger(rest.map((w) => w.toLowerCase()));
-    const market = await findMarket({ ctx, input: { marketId } });
-    // The alert lives in a watchlist holding the market's event; add the event to the default one if none does.
-    let watchlist = (await listWatchlists({ ctx, input: {} })).find((w) => market.eventId in w.events);
-    if (!watchlist) {
-      const target = await targetWatchlist(ctx);
-      watchlist = await putWatchlistEvent({ ctx, input: { watchlistId: target.id, eventId: market.eventId, body: undefined } });
+    if (!marketId || !typeWord || !percentWord) throw new UsageError();
+    const type = Object.hasOwn(ALERT_TYPES, typeWord.toLowerCase()) ? ALERT_TYPES[typeWord.toLowerCase()] : undefined;
+    if (!type) throw new UsageError(`"${typeWord}" is not an alert type: use ${listWords(Object.keys(ALERT_TYPES))}.`);
+    const percent = Number(percentWord.replace(/%$/, ''));
+    if (!Number.isFinite(percent)) {
+      throw new UsageError(`"${percentWord}" is not a number: write the percent with digits and a dot, like 60 or 60.5.`);
     }
-    const created = await createSubscription({
+    const created = await createMarketAlert({
       ctx,
-      input: {
-        watchlistId: watchlist.id,
-        subscriptionScope: 'Market',
-        eventId: market.eventId,
-        marketId: market.id,
-        subscriptionTypeConfig: { type, config: { params: { threshold_percent: percent } } },
-        ...trigger,
-        channels: [chatChannel(chat)],
-      },
+      input: { marketId, type, thresholdPercent: percent, ...parseTrigger(rest.map((w) => w.toLowerCase())), channel: chatChannel(chat) },
     });
     return {
       text: `Alert created:\n${describeSubscription(created)}`,

@@ -1,25 +1,26 @@
 import type { Logger } from '../../logger.js';
-import { isServiceError, type ServiceErrorKind } from '../../services/errors.js';
+import { isServiceError, type ServiceError, type ServiceErrorKind } from '../../services/errors.js';
+import { limitWords, notFoundWords, validationWords } from './chat-words.js';
 import { UsageError, type BotReply, type Command } from './types.js';
 
 export const GENERIC_FAILURE = 'Something went wrong; try again';
 
-const PREFIX: Record<ServiceErrorKind, string> = {
-  validation: '',
-  not_found: 'Not found: ',
-  conflict: '',
-  limit_exceeded: 'Limit reached: ',
-  unauthorized: 'Not allowed: ',
-  forbidden: 'Not allowed: ',
+const WORDS: Record<ServiceErrorKind, (err: ServiceError) => string> = {
+  validation: validationWords,
+  not_found: notFoundWords,
+  limit_exceeded: limitWords,
+  conflict: () => 'That clashes with how things are now; check with /watchlists or /alerts and try again.',
+  unauthorized: () => 'You are not allowed to do that.',
+  forbidden: () => 'You are not allowed to do that.',
 };
 
 /** The one place that turns a failure into a chat reply. Unexpected errors are logged here, once. */
 export function errorReply(err: unknown, command: Command | undefined, logger: Logger): BotReply {
-  const usage = command ? `\nUsage: /${command.usage}` : '';
-  if (err instanceof UsageError) return { text: `${err.message ? `${err.message}\n` : ''}Usage: /${command?.usage ?? 'help'}` };
+  const usage = `Usage: /${command?.usage ?? 'help'}`;
+  if (err instanceof UsageError) return { text: err.message ? `${err.message}\n${usage}` : usage };
   if (isServiceError(err)) {
-    const withUsage = err.kind === 'validation' ? usage : '';
-    return { text: `${PREFIX[err.kind]}${err.message}${withUsage}` };
+    const words = WORDS[err.kind](err);
+    return { text: err.kind === 'validation' && command ? `${words}\n${usage}` : words };
   }
   logger.error({ err, command: command?.name }, 'bot command failed');
   return { text: GENERIC_FAILURE };

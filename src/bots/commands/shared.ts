@@ -1,27 +1,9 @@
-import type { ServiceContext } from '../../services/context.js';
-import { notFound } from '../../services/errors.js';
-import { createWatchlist, listWatchlists, WATCHLIST_NOT_FOUND, type WatchlistView } from '../../services/watchlists/index.js';
+import type { WatchlistView } from '../../services/watchlists/index.js';
 import type { SubscriptionView } from '../../services/subscriptions/index.js';
 
-export const DEFAULT_WATCHLIST = 'My watchlist';
-
-/** The user's watchlist by id or (case-insensitive) name. */
-export async function findWatchlist(ctx: ServiceContext, ref: string): Promise<WatchlistView> {
-  const all = await listWatchlists({ ctx, input: {} });
-  const lower = ref.trim().toLowerCase();
-  const found = all.find((w) => w.id === ref.trim()) ?? all.find((w) => w.name.toLowerCase() === lower);
-  if (!found) throw notFound(WATCHLIST_NOT_FOUND);
-  return found;
-}
-
-/** The watchlist named, or the user's default one (created as "My watchlist" when they have none). */
-export async function targetWatchlist(ctx: ServiceContext, ref?: string): Promise<WatchlistView> {
-  if (ref) return findWatchlist(ctx, ref);
-  const all = await listWatchlists({ ctx, input: {} });
-  const named = all.find((w) => w.name === DEFAULT_WATCHLIST);
-  if (named) return named;
-  if (all.length > 0) return all[all.length - 1]!; // the oldest
-  return createWatchlist({ ctx, input: { name: DEFAULT_WATCHLIST } });
+/** `a, b or c`: a list as a sentence says it. */
+export function listWords(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
 export function describeWatchlist(w: WatchlistView): string {

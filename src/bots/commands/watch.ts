@@ -1,6 +1,4 @@
-import { findEvent } from '../../services/search/index.js';
-import { listWatchlists, putWatchlistEvent, removeWatchlistEvent } from '../../services/watchlists/index.js';
-import { targetWatchlist } from './shared.js';
+import { unwatchEvent, watchEvent } from '../../services/watchlists/index.js';
 import { UsageError, type Command } from './types.js';
 
 export const watchCommand: Command = {
@@ -9,9 +7,8 @@ export const watchCommand: Command = {
   summary: 'Add an event to a watchlist ("My watchlist" by default)',
   async run({ ctx, args }) {
     if (args.length === 0) throw new UsageError();
-    const event = await findEvent({ ctx, input: { ref: args[0]! } });
-    const watchlist = await targetWatchlist(ctx, args.slice(1).join(' ') || undefined);
-    await putWatchlistEvent({ ctx, input: { watchlistId: watchlist.id, eventId: event.id, body: undefined } });
+    const named = args.slice(1).join(' ');
+    const { event, watchlist } = await watchEvent({ ctx, input: { event: args[0]!, ...(named ? { watchlist: named } : {}) } });
     return { text: `Watching "${event.title}" (event ${event.id}) in "${watchlist.name}".` };
   },
 };
@@ -22,10 +19,8 @@ export const unwatchCommand: Command = {
   summary: 'Remove an event from your watchlists',
   async run({ ctx, args }) {
     if (args.length !== 1) throw new UsageError();
-    const event = await findEvent({ ctx, input: { ref: args[0]! } });
-    const holding = (await listWatchlists({ ctx, input: {} })).filter((w) => event.id in w.events);
-    if (holding.length === 0) return { text: `"${event.title}" is not in any of your watchlists.` };
-    for (const w of holding) await removeWatchlistEvent({ ctx, input: { watchlistId: w.id, eventId: event.id } });
-    return { text: `Stopped watching "${event.title}" (${holding.map((w) => w.name).join(', ')}).` };
+    const { event, watchlists } = await unwatchEvent({ ctx, input: { event: args[0]! } });
+    if (watchlists.length === 0) return { text: `"${event.title}" is not in any of your watchlists.` };
+    return { text: `Stopped watching "${event.title}" (${watchlists.map((w) => w.name).join(', ')}).` };
   },
 };

@@ -1,12 +1,12 @@
-import { createWatchlist, deleteWatchlist, updateWatchlist } from '../../services/watchlists/index.js';
-import { describeWatchlist, findWatchlist } from './shared.js';
+import { createWatchlist, deleteWatchlistByRef, findWatchlistByRef, renameWatchlistByRef } from '../../services/watchlists/index.js';
+import { describeWatchlist } from './shared.js';
 import { UsageError, type Command, type CommandInput } from './types.js';
 
 const USAGE = 'watchlist new <name> | show <id|name> | rename <id> <name> | delete <id>';
 
 async function show({ ctx, args }: CommandInput) {
   if (args.length < 2) throw new UsageError();
-  const w = await findWatchlist(ctx, args.slice(1).join(' '));
+  const w = await findWatchlistByRef({ ctx, input: { watchlist: args.slice(1).join(' ') } });
   const events = Object.keys(w.events);
   const lines = events.length > 0 ? events.map((id) => `   · event ${id}`) : ['   (no events yet; add one with /watch <event>)'];
   return { text: [describeWatchlist(w), ...lines].join('\n') };
@@ -29,14 +29,12 @@ export const watchlistCommand: Command = {
         return show(input);
       case 'rename': {
         if (args.length < 3) throw new UsageError();
-        const w = await findWatchlist(ctx, id!);
-        const renamed = await updateWatchlist({ ctx, input: { watchlistId: w.id, body: { name: args.slice(2).join(' ') } } });
+        const renamed = await renameWatchlistByRef({ ctx, input: { watchlist: id!, name: args.slice(2).join(' ') } });
         return { text: `Renamed to "${renamed.name}".` };
       }
       case 'delete': {
         if (args.length < 2) throw new UsageError();
-        const w = await findWatchlist(ctx, args.slice(1).join(' '));
-        await deleteWatchlist({ ctx, input: { watchListId: w.id } });
+        const w = await deleteWatchlistByRef({ ctx, input: { watchlist: args.slice(1).join(' ') } });
         return { text: `Deleted watchlist "${w.name}" and its alerts.` };
       }
       default:

@@ -1,3 +1,4 @@
+import { unparsed } from '../../services/validate.js';
 import * as accounts from '../../services/accounts/index.js';
 import * as tokens from '../../services/tokens/index.js';
 import { CreateTokenInput } from '../../services/tokens/schemas.js';
@@ -26,7 +27,7 @@ export const accountRoutes = defineRoutes([
     status: 201,
     response: IssuedToken,
     errors: [400, 403],
-    handler: (ctx, { body }) => tokens.createToken({ ctx, input: body }),
+    handler: (ctx, { body }) => tokens.createToken({ ctx, input: unparsed(body) }),
   },
   {
     method: 'get',
@@ -46,7 +47,7 @@ export const accountRoutes = defineRoutes([
     response: Empty,
     errors: [404],
     handler: async (ctx, { params }) => {
-      await tokens.revokeToken({ ctx, input: params });
+      await tokens.revokeToken({ ctx, input: unparsed(params) });
       return {};
     },
   },
@@ -78,6 +79,6 @@ export const accountRoutes = defineRoutes([
     status: 201,
     response: NewAccount,
     errors: [400, 403],
-    handler: (ctx, { body }) => accounts.createAccount({ ctx, input: body === undefined ? {} : body }),
+    handler: (ctx, { body }) => accounts.createAccount({ ctx, input: unparsed(body === undefined ? {} : body) }),
   },
 ]);

@@ -1,3 +1,4 @@
+import { unparsed } from '../../services/validate.js';
 import { z } from 'zod';
 import * as demo from '../../services/demo/index.js';
 import { defineRoutes } from '../route.js';
@@ -76,7 +77,7 @@ export const demoRoutes = defineRoutes([
     status: 201,
     response: DemoWebhook,
     errors: [400],
-    handler: (ctx, { body }) => demo.createDemoWebhook({ ctx, input: body }),
+    handler: (ctx, { body }) => demo.createDemoWebhook({ ctx, input: unparsed(body) }),
   },
   {
     method: 'get',

@@ -1,3 +1,4 @@
+import { unparsed } from '../../services/validate.js';
 import { z } from 'zod';
 import { CHANNEL_STATUSES, CHANNEL_TYPES } from '../../domain/enums.js';
 import * as inbox from '../../services/inbox/index.js';
@@ -48,7 +49,7 @@ export const notificationRoutes = defineRoutes([
     auth: 'bearer',
     response: Empty,
     errors: [404],
-    handler: (ctx, { params }) => inbox.markNotificationRead({ ctx, input: params }),
+    handler: (ctx, { params }) => inbox.markNotificationRead({ ctx, input: unparsed(params) }),
   },
   {
     method: 'get',
@@ -58,7 +59,7 @@ export const notificationRoutes = defineRoutes([
     auth: 'bearer',
     response: DeliveryList,
     errors: [404],
-    handler: async (ctx, { params }) => ({ deliveries: await inbox.listDeliveries({ ctx, input: params }) }),
+    handler: async (ctx, { params }) => ({ deliveries: await inbox.listDeliveries({ ctx, input: unparsed(params) }) }),
   },
   {
     method: 'post',
@@ -68,6 +69,6 @@ export const notificationRoutes = defineRoutes([
     auth: 'bearer',
     response: Empty,
     errors: [404, 409],
-    handler: (ctx, { params }) => inbox.redeliverNotification({ ctx, input: params }),
+    handler: (ctx, { params }) => inbox.redeliverNotification({ ctx, input: unparsed(params) }),
   },
 ]);

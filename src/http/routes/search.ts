@@ -1,3 +1,4 @@
+import { unparsed } from '../../services/validate.js';
 import { z } from 'zod';
 import * as search from '../../services/search/index.js';
 import { defineRoutes, RawBody } from '../route.js';
@@ -41,7 +42,7 @@ export const catalogRoutes = defineRoutes([
     query: LimitQuery,
     response: SearchResults,
     errors: [400],
-    handler: (ctx, { body, query }) => search.searchByKeyphrases({ ctx, input: body, query }),
+    handler: (ctx, { body, query }) => search.searchByKeyphrases({ ctx, input: unparsed(body), query: unparsed(query) }),
   },
   {
     method: 'post',
@@ -53,7 +54,7 @@ export const catalogRoutes = defineRoutes([
     query: LimitQuery,
     response: SearchResults,
     errors: [400],
-    handler: (ctx, { body, query }) => search.searchByTags({ ctx, input: body, query }),
+    handler: (ctx, { body, query }) => search.searchByTags({ ctx, input: unparsed(body), query: unparsed(query) }),
   },
   {
     method: 'get',

@@ -1,3 +1,4 @@
+import { unparsed } from '../../services/validate.js';
 import * as subs from '../../services/subscriptions/index.js';
 import { Empty, SubscriptionList, SubscriptionOne } from '../response-schemas.js';
 import { defineRoutes } from '../route.js';
@@ -15,7 +16,7 @@ export const subscriptionRoutes = defineRoutes([
     status: 201,
     response: SubscriptionOne,
     errors: [400, 403, 404],
-    handler: async (ctx, { body }) => ({ subscription: await subs.createSubscription({ ctx, input: body }) }),
+    handler: async (ctx, { body }) => ({ subscription: await subs.createSubscription({ ctx, input: unparsed(body) }) }),
   },
   {
     method: 'get',
@@ -46,7 +47,7 @@ export const subscriptionRoutes = defineRoutes([
     auth: 'bearer',
     response: SubscriptionOne,
     errors: [404],
-    handler: async (ctx, { params }) => ({ subscription: await subs.getSubscription({ ctx, input: params }) }),
+    handler: async (ctx, { params }) => ({ subscription: await subs.getSubscription({ ctx, input: unparsed(params) }) }),
   },
   {
     method: 'patch',
@@ -58,7 +59,7 @@ export const subscriptionRoutes = defineRoutes([
     response: SubscriptionOne,
     errors: [400, 403, 404],
     handler: async (ctx, { params, body }) => ({
-      subscription: await subs.updateSubscription({ ctx, input: { subscriptionId: params.subscriptionId!, body } }),
+      subscription: await subs.updateSubscription({ ctx, input: { subscriptionId: params.subscriptionId!, body: unparsed(body) } }),
     }),
   },
   {
@@ -69,7 +70,7 @@ export const subscriptionRoutes = defineRoutes([
     auth: 'bearer',
     response: SubscriptionOne,
     errors: [404],
-    handler: async (ctx, { params }) => ({ subscription: await subs.pauseSubscription({ ctx, input: params }) }),
+    handler: async (ctx, { params }) => ({ subscription: await subs.pauseSubscription({ ctx, input: unparsed(params) }) }),
   },
   {
     method: 'post',
@@ -79,7 +80,7 @@ export const subscriptionRoutes = defineRoutes([
     auth: 'bearer',
     response: SubscriptionOne,
     errors: [404, 409],
-    handler: async (ctx, { params }) => ({ subscription: await subs.restartSubscription({ ctx, input: params }) }),
+    handler: async (ctx, { params }) => ({ subscription: await subs.restartSubscription({ ctx, input: unparsed(params) }) }),
   },
   {
     method: 'delete',
@@ -90,7 +91,7 @@ export const subscriptionRoutes = defineRoutes([
     response: Empty,
     errors: [404],
     handler: async (ctx, { params }) => {
-      await subs.deleteSubscription({ ctx, input: params });
+      await subs.deleteSubscription({ ctx, input: unparsed(params) });
       return {};
     },
   },

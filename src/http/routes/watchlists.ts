@@ -1,3 +1,4 @@
+import { unparsed } from '../../services/validate.js';
 import * as watchlists from '../../services/watchlists/index.js';
 import { Empty, WatchlistList, WatchlistOne } from '../response-schemas.js';
 import { defineRoutes } from '../route.js';
@@ -15,7 +16,7 @@ export const watchlistRoutes = defineRoutes([
     status: 201,
     response: WatchlistOne,
     errors: [400, 403],
-    handler: async (ctx, { body }) => ({ watchList: await watchlists.createWatchlist({ ctx, input: body }) }),
+    handler: async (ctx, { body }) => ({ watchList: await watchlists.createWatchlist({ ctx, input: unparsed(body) }) }),
   },
   {
     method: 'get',
@@ -48,7 +49,7 @@ export const watchlistRoutes = defineRoutes([
     response: WatchlistOne,
     errors: [400, 404],
     handler: async (ctx, { params, body }) => ({
-      watchList: await watchlists.updateWatchlist({ ctx, input: { watchlistId: params.watchlistId!, body } }),
+      watchList: await watchlists.updateWatchlist({ ctx, input: { watchlistId: params.watchlistId!, body: unparsed(body) } }),
     }),
   },
   {
@@ -61,7 +62,7 @@ export const watchlistRoutes = defineRoutes([
     response: Empty,
     errors: [400, 404, 409],
     handler: async (ctx, { params, body }) => {
-      await watchlists.updateWatchlistTags({ ctx, input: { watchlistId: params.watchlistId!, body } });
+      await watchlists.updateWatchlistTags({ ctx, input: { watchlistId: params.watchlistId!, body: unparsed(body) } });
       return {};
     },
   },
@@ -75,7 +76,7 @@ export const watchlistRoutes = defineRoutes([
     response: Empty,
     errors: [400, 404, 409],
     handler: async (ctx, { params, body }) => {
-      await watchlists.updateWatchlistKeyphrases({ ctx, input: { watchlistId: params.watchlistId!, body } });
+      await watchlists.updateWatchlistKeyphrases({ ctx, input: { watchlistId: params.watchlistId!, body: unparsed(body) } });
       return {};
     },
   },
@@ -91,7 +92,7 @@ export const watchlistRoutes = defineRoutes([
     handler: async (ctx, { params, body }) => ({
       watchList: await watchlists.putWatchlistEvent({
         ctx,
-        input: { watchlistId: params.watchlistId!, eventId: params.eventId!, body },
+        input: { watchlistId: params.watchlistId!, eventId: params.eventId!, body: unparsed(body) },
       }),
     }),
   },
@@ -120,7 +121,7 @@ export const watchlistRoutes = defineRoutes([
     response: Empty,
     errors: [400, 404],
     handler: async (ctx, { body }) => {
-      await watchlists.deleteWatchlist({ ctx, input: body });
+      await watchlists.deleteWatchlist({ ctx, input: unparsed(body) });
       return {};
     },
   },

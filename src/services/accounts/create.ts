@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inTransaction, type Queryable } from '../../db/client.js';
 import { accounts } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import { newId, newWebhookSecret } from '../ids.js';
 import { insertToken } from '../tokens/issue.js';
@@ -10,6 +10,7 @@ import { parseInput } from '../validate.js';
 export const CreateAccountInput = z.strictObject({
   name: z.string().trim().min(1).max(100, 'name is at most 100 characters').optional(),
 });
+export type CreateAccountInput = z.input<typeof CreateAccountInput>;
 
 export interface NewAccount {
   userId: string;
@@ -41,8 +42,8 @@ export async function insertAccountWithToken(on: Queryable, seed: AccountSeed): 
 }
 
 /** `POST /admin/accounts`: only admin accounts may create others. */
-export async function createAccount({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<NewAccount> {
+export async function createAccount({ ctx, input }: { ctx: ServiceContext; input: CreateAccountInput }): Promise<NewAccount> {
   if (!ctx.account.isAdmin) throw forbidden('Only an admin account can create accounts');
   const { name } = parseInput(CreateAccountInput, input);
-  return insertAccountWithToken(ctx.database.db, { name });
+  return insertAccountWithToken(dbOf(ctx), { name });
 }

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { accounts } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 
 export interface Me {
@@ -10,8 +10,8 @@ export interface Me {
 }
 
 export async function getMe({ ctx }: { ctx: ServiceContext }): Promise<Me> {
-  const [row] = await ctx.database.db.select().from(accounts).where(eq(accounts.id, ctx.account.id));
-  if (!row) throw notFound('Account not found');
+  const [row] = await dbOf(ctx).select().from(accounts).where(eq(accounts.id, ctx.account.id));
+  if (!row) throw notFound('Account not found', 'account');
   return {
     userId: row.id,
     createdAt: row.createdAt,

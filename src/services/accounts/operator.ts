@@ -10,7 +10,7 @@ import { CreateAccountInput, insertAccountWithToken, type NewAccount } from './c
 const OPERATOR_LOCK = 0x0dd5_0002;
 
 /** The operator's `accounts create`: the first account of an install is an admin. */
-export async function createAccountAsOperator(deps: SystemDeps, input: unknown): Promise<NewAccount> {
+export async function createAccountAsOperator(deps: SystemDeps, input: CreateAccountInput | undefined): Promise<NewAccount> {
   const { name } = parseInput(CreateAccountInput, input ?? {});
   return deps.database.withAdvisoryLock(OPERATOR_LOCK, async () => {
     const [row] = await deps.database.db.select({ n: count() }).from(accounts);
@@ -22,7 +22,7 @@ export async function createAccountAsOperator(deps: SystemDeps, input: unknown):
 export async function createTokenAsOperator(deps: SystemDeps, input: { userId: unknown; name?: string }): Promise<IssuedToken> {
   const userId = parseInput(Id, input.userId);
   const [row] = await deps.database.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, userId));
-  if (!row) throw notFound(`No account ${userId}`);
+  if (!row) throw notFound(`No account ${userId}`, 'account');
   return insertToken(deps.database.db, userId, input.name ?? 'cli', null);
 }
 

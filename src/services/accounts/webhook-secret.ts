@@ -1,15 +1,15 @@
 import { eq, sql } from 'drizzle-orm';
 import { accounts } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newWebhookSecret } from '../ids.js';
 
 export async function getWebhookSecret({ ctx }: { ctx: ServiceContext }): Promise<{ secret: string }> {
-  const [row] = await ctx.database.db
+  const [row] = await dbOf(ctx)
     .select({ secret: accounts.webhookSecret })
     .from(accounts)
     .where(eq(accounts.id, ctx.account.id));
-  if (!row) throw notFound('Account not found');
+  if (!row) throw notFound('Account not found', 'account');
   return { secret: row.secret };
 }
 
@@ -20,7 +20,7 @@ export async function getWebhookSecret({ ctx }: { ctx: ServiceContext }): Promis
  */
 export async function rotateWebhookSecret({ ctx }: { ctx: ServiceContext }): Promise<{ secret: string }> {
   const secret = newWebhookSecret();
-  await ctx.database.db
+  await dbOf(ctx)
     .update(accounts)
     // In one UPDATE the right-hand column is the value before it, so no rotation is lost to a race.
     .set({ previousWebhookSecret: sql`${accounts.webhookSecret}`, webhookSecret: secret, webhookSecretRotatedAt: new Date() })

@@ -1,6 +1,6 @@
 import { asc, count, desc, inArray } from 'drizzle-orm';
 import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { DemoEventsInput } from './schemas.js';
 import { venueEncodedOutcomes } from '../../domain/outcomes.js';
@@ -8,9 +8,9 @@ import { venueEncodedOutcomes } from '../../domain/outcomes.js';
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
 /** Every catalog event (open and closed), newest first, with its markets. */
-export async function listDemoEvents({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
+export async function listDemoEvents({ ctx, input }: { ctx: ServiceContext; input: DemoEventsInput }) {
   const { page, limit } = parseInput(DemoEventsInput, input);
-  const db = ctx.database.db;
+  const db = dbOf(ctx);
   const [total] = await db.select({ n: count() }).from(catalogEvents);
   const totalCount = total?.n ?? 0;
   const events = await db

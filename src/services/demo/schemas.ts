@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { Id } from '../schemas.js';
 
 export const CreateDemoWebhookInput = z.strictObject({ url: z.string().trim().min(1, 'must not be empty').max(2000) });
-export type CreateDemoWebhookInput = z.infer<typeof CreateDemoWebhookInput>;
+export type CreateDemoWebhookInput = z.input<typeof CreateDemoWebhookInput>;
 
 export const DemoWebhookIdInput = z.object({ id: Id });
+export type DemoWebhookIdInput = z.input<typeof DemoWebhookIdInput>;
 
 const intParam = (min: number, max: number, fallback: number) =>
   z
@@ -24,6 +25,7 @@ export const DemoEventsInput = z.object({
   page: intParam(1, 1_000_000, 1),
   limit: intParam(1, 500, 500),
 });
-export type DemoEventsInput = z.infer<typeof DemoEventsInput>;
+export type DemoEventsInput = z.input<typeof DemoEventsInput>;
 
 export const VolumeStatsInput = z.object({ marketId: Id });
+export type VolumeStatsInput = z.input<typeof VolumeStatsInput>;

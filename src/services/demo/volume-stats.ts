@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { catalogMarkets, marketSamples } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { VolumeStatsInput } from './schemas.js';
@@ -33,11 +33,11 @@ export function windowStats(samples: Sample[], fromMs: number): WindowStats {
   return { volume, datapoints: inside.length, startVolume, endVolume };
 }
 
-export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: ServiceContext; input: unknown; now?: Date }) {
+export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: ServiceContext; input: VolumeStatsInput; now?: Date }) {
   const { marketId } = parseInput(VolumeStatsInput, input);
-  const db = ctx.database.db;
+  const db = dbOf(ctx);
   const [market] = await db.select({ id: catalogMarkets.id }).from(catalogMarkets).where(eq(catalogMarkets.id, marketId));
-  if (!market) throw notFound('Market not found');
+  if (!market) throw notFound('Market not found', 'market');
   const samples = await db
     .select({ at: marketSamples.at, volume: marketSamples.volume, liquidity: marketSamples.liquidity })
     .from(marketSamples)

@@ -1,7 +1,6 @@
 import { and, asc, count, eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { accounts, demoWebhooks } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { outboundUrlCheck } from '../outbound-urls.js';
@@ -24,11 +23,11 @@ const view = (w: typeof demoWebhooks.$inferSelect): DemoWebhookView => ({
 
 export const DEMO_WEBHOOK_NOT_FOUND = 'Demo webhook not found or already deleted';
 
-export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<DemoWebhookView> {
+export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: CreateDemoWebhookInput }): Promise<DemoWebhookView> {
   const { url } = parseInput(CreateDemoWebhookInput, input);
   await outboundUrlCheck(ctx)('url', url);
   const limit = ctx.config.MAX_DEMO_WEBHOOKS;
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     // Every catalog change is one POST per active demo webhook, so the quota is the fan-out bound;
     // the account row lock keeps concurrent registrations from passing it together.
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, ctx.account.id)).for('update');
@@ -47,7 +46,7 @@ export async function createDemoWebhook({ ctx, input }: { ctx: ServiceContext; i
 }
 
 export async function listDemoWebhooks({ ctx }: { ctx: ServiceContext }): Promise<DemoWebhookView[]> {
-  const rows = await ctx.database.db
+  const rows = await dbOf(ctx)
     .select()
     .from(demoWebhooks)
     .where(and(eq(demoWebhooks.accountId, ctx.account.id), eq(demoWebhooks.active, true)))
@@ -56,9 +55,9 @@ export async function listDemoWebhooks({ ctx }: { ctx: ServiceContext }): Promis
 }
 
 /** Soft delete: the row stays with `active` false. Another account's webhook is "not found". */
-export async function deleteDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<{ message: string }> {
+export async function deleteDemoWebhook({ ctx, input }: { ctx: ServiceContext; input: DemoWebhookIdInput }): Promise<{ message: string }> {
   const { id } = parseInput(DemoWebhookIdInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const updated = await tx
       .update(demoWebhooks)
       .set({ active: false, deletedAt: new Date() })

@@ -1,7 +1,7 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import { deliveries, deliveryAttempts } from '../../db/schema/index.js';
 import type { ChannelStatus, ChannelType } from '../../domain/enums.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { requireOwnedNotification } from './owned.js';
 import { NotificationIdInput } from './schemas.js';
@@ -14,9 +14,9 @@ export interface DeliveryView {
 }
 
 /** Each channel's delivery of one notification with every attempt made, oldest first. */
-export async function listDeliveries({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<DeliveryView[]> {
+export async function listDeliveries({ ctx, input }: { ctx: ServiceContext; input: NotificationIdInput }): Promise<DeliveryView[]> {
   const { notificationId } = parseInput(NotificationIdInput, input);
-  const { db } = ctx.database;
+  const db = dbOf(ctx);
   await requireOwnedNotification(db, ctx.account.id, notificationId);
   const rows = await db.select().from(deliveries).where(eq(deliveries.notificationId, notificationId)).orderBy(asc(deliveries.position));
   const attempts =

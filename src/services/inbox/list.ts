@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, isNull, lt } from 'drizzle-orm';
 import { notifications } from '../../db/schema/index.js';
-import type { ServiceContext, SystemDeps } from '../context.js';
+import { dbOf, type ServiceContext, type SystemDeps } from '../context.js';
 import { parseInput } from '../validate.js';
 import { ListNotificationsInput } from './schemas.js';
 import { toNotificationView, type NotificationView } from './view.js';
@@ -11,13 +11,13 @@ export async function listNotifications({
   input,
 }: {
   ctx: ServiceContext;
-  input: unknown;
+  input: ListNotificationsInput;
 }): Promise<{ notifications: NotificationView[]; nextBefore: string | null }> {
   const { unread, limit, before } = parseInput(ListNotificationsInput, input);
   const conditions = [eq(notifications.accountId, ctx.account.id)];
   if (unread) conditions.push(isNull(notifications.readAt));
   if (before) conditions.push(lt(notifications.id, before));
-  const rows = await ctx.database.db
+  const rows = await dbOf(ctx)
     .select()
     .from(notifications)
     .where(and(...conditions))
@@ -40,7 +40,7 @@ export async function listNotificationsAfter({
   ctx: ServiceContext;
   afterId: string;
 }): Promise<NotificationView[]> {
-  const rows = await ctx.database.db
+  const rows = await dbOf(ctx)
     .select()
     .from(notifications)
     .where(and(eq(notifications.accountId, ctx.account.id), gt(notifications.id, afterId)))

@@ -11,6 +11,6 @@ export async function requireOwnedNotification(on: Queryable, accountId: string,
     .select()
     .from(notifications)
     .where(and(eq(notifications.id, notificationId), eq(notifications.accountId, accountId)));
-  if (!row) throw notFound(NOTIFICATION_NOT_FOUND);
+  if (!row) throw notFound(NOTIFICATION_NOT_FOUND, 'notification');
   return row;
 }

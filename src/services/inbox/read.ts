@@ -1,14 +1,14 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { deliveries, notifications } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { requireOwnedNotification } from './owned.js';
 import { NotificationIdInput } from './schemas.js';
 
 /** Marks the inbox entry read: its In App delivery and channel become READ. Idempotent. */
-export async function markNotificationRead({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
+export async function markNotificationRead({ ctx, input }: { ctx: ServiceContext; input: NotificationIdInput }): Promise<Record<string, never>> {
   const { notificationId } = parseInput(NotificationIdInput, input);
-  await ctx.database.db.transaction(async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     await requireOwnedNotification(tx, ctx.account.id, notificationId);
     await tx
       .update(notifications)

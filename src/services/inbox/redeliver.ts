@@ -2,16 +2,16 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { notifyChange } from '../../db/client.js';
 import { deliveries } from '../../db/schema/index.js';
 import { DELIVERY_DUE_CHANNEL, REDELIVER_NOTICE_PREFIX } from '../../delivery/enqueue.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { conflict } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { requireOwnedNotification } from './owned.js';
 import { NotificationIdInput } from './schemas.js';
 
 /** Queues the FAILED and BLOCKED_BY_USER deliveries of a notification again, from attempt 1. */
-export async function redeliverNotification({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<Record<string, never>> {
+export async function redeliverNotification({ ctx, input }: { ctx: ServiceContext; input: NotificationIdInput }): Promise<Record<string, never>> {
   const { notificationId } = parseInput(NotificationIdInput, input);
-  await ctx.database.db.transaction(async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     await requireOwnedNotification(tx, ctx.account.id, notificationId);
     const requeued = await tx
       .update(deliveries)

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte } from 'drizzle-orm';
 import { catalogMarkets, marketSamples } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { ChartInput } from './schemas.js';
@@ -16,16 +16,16 @@ export async function marketChartSvg({
   now = new Date(),
 }: {
   ctx: Omit<ServiceContext, 'account' | 'caller'>;
-  input: unknown;
+  input: ChartInput;
   now?: Date;
 }): Promise<string> {
   const { marketId } = parseInput(ChartInput, input);
-  const db = ctx.database.db;
+  const db = dbOf(ctx);
   const [market] = await db
     .select({ prices: catalogMarkets.outcomePrices })
     .from(catalogMarkets)
     .where(eq(catalogMarkets.id, marketId));
-  if (!market) throw notFound('Market not found');
+  if (!market) throw notFound('Market not found', 'market');
   const since = new Date(now.getTime() - DAY_MS);
   const samples = await db
     .select({ at: marketSamples.at, price: marketSamples.price })

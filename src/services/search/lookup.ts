@@ -1,9 +1,9 @@
 import { eq, or } from 'drizzle-orm';
 import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 
-type PublicContext = Pick<ServiceContext, 'database'>;
+type PublicContext = Pick<ServiceContext, 'database' | 'tx'>;
 
 export interface EventRef {
   id: string;
@@ -22,12 +22,12 @@ export function eventRefKey(ref: string): string {
 export async function findEvent({ ctx, input }: { ctx: PublicContext; input: { ref: string } }): Promise<EventRef> {
   const key = eventRefKey(input.ref);
   if (key === '' || key.length > 300) throw validationError('Give an event link, slug or id');
-  const [row] = await ctx.database.db
+  const [row] = await dbOf(ctx)
     .select({ id: catalogEvents.id, slug: catalogEvents.slug, title: catalogEvents.title })
     .from(catalogEvents)
     .where(or(eq(catalogEvents.id, key), eq(catalogEvents.slug, key)))
     .limit(1);
-  if (!row) throw notFound(`No event ${key}`);
+  if (!row) throw notFound(`No event ${key}`, 'event');
   return row;
 }
 
@@ -41,10 +41,10 @@ export async function findMarket({
 }): Promise<{ id: string; question: string; eventId: string }> {
   const marketId = input.marketId.trim();
   if (marketId === '' || marketId.length > 200) throw validationError('Give a market id');
-  const [row] = await ctx.database.db
+  const [row] = await dbOf(ctx)
     .select({ id: catalogMarkets.id, question: catalogMarkets.question, eventId: catalogMarkets.eventId })
     .from(catalogMarkets)
     .where(eq(catalogMarkets.id, marketId));
-  if (!row) throw notFound(`No market ${marketId}`);
+  if (!row) throw notFound(`No market ${marketId}`, 'market');
   return row;
 }

@@ -6,12 +6,13 @@ const Term = z.strictObject({ text: z.string().trim().min(1, 'must not be empty'
 const terms = z.array(Term).min(1, 'at least one term is needed').max(50, 'at most 50 terms');
 
 export const SearchByKeyphrasesInput = z.object({ keyphrases: terms, searchMatchOperator: MatchOperator.default('OR') });
-export type SearchByKeyphrasesInput = z.infer<typeof SearchByKeyphrasesInput>;
+export type SearchByKeyphrasesInput = z.input<typeof SearchByKeyphrasesInput>;
 
 export const SearchByTagsInput = z.object({ tags: terms, searchMatchOperator: MatchOperator.default('OR') });
-export type SearchByTagsInput = z.infer<typeof SearchByTagsInput>;
+export type SearchByTagsInput = z.input<typeof SearchByTagsInput>;
 
 export const SearchLimit = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
-export type SearchLimit = z.infer<typeof SearchLimit>;
+export type SearchLimit = z.input<typeof SearchLimit>;
 
 export const ChartInput = z.object({ marketId: z.string().trim().min(1).max(200) });
+export type ChartInput = z.input<typeof ChartInput>;

@@ -6,10 +6,10 @@ import { SearchByKeyphrasesInput, SearchByTagsInput, SearchLimit } from './schem
 import { validationError } from '../errors.js';
 
 type PublicContext = Omit<ServiceContext, 'account' | 'caller'>;
-interface SearchArgs {
+interface SearchArgs<I> {
   ctx: PublicContext;
-  input: unknown;
-  query?: unknown;
+  input: I;
+  query?: SearchLimit;
 }
 
 async function run(ctx: PublicContext, query: EventQuery, rawLimit: unknown): Promise<SearchResult[]> {
@@ -19,12 +19,12 @@ async function run(ctx: PublicContext, query: EventQuery, rawLimit: unknown): Pr
   return loadSearchResults(ctx.database, ctx.config, ids);
 }
 
-export async function searchByKeyphrases({ ctx, input, query }: SearchArgs): Promise<SearchResult[]> {
+export async function searchByKeyphrases({ ctx, input, query }: SearchArgs<SearchByKeyphrasesInput>): Promise<SearchResult[]> {
   const body = parseInput(SearchByKeyphrasesInput, input);
   return run(ctx, { by: 'keyphrases', terms: body.keyphrases, operator: body.searchMatchOperator }, query);
 }
 
-export async function searchByTags({ ctx, input, query }: SearchArgs): Promise<SearchResult[]> {
+export async function searchByTags({ ctx, input, query }: SearchArgs<SearchByTagsInput>): Promise<SearchResult[]> {
   const body = parseInput(SearchByTagsInput, input);
   return run(ctx, { by: 'tags', terms: body.tags, operator: body.searchMatchOperator }, query);
 }

@@ -16,7 +16,7 @@ export interface ChannelChecks {
 export async function prepareChannels(channels: Channel[], checks: ChannelChecks): Promise<Channel[]> {
   const unique = [...new Map(channels.map((c) => [JSON.stringify([c.type, c.settings ?? {}]), c])).values()];
   if (unique.length > checks.maxChannels) {
-    throw limitExceeded(`Channel limit exceeded: at most ${checks.maxChannels} channels per subscription (MAX_CHANNELS_PER_SUBSCRIPTION)`);
+    throw limitExceeded(`Channel limit exceeded: at most ${checks.maxChannels} channels per subscription (MAX_CHANNELS_PER_SUBSCRIPTION)`, 'channel', checks.maxChannels);
   }
   for (const [i, c] of unique.entries()) {
     if (c.type === 'Webhook') await checks.checkUrl(`channels.${i}.settings.webhookUrl`, c.settings.webhookUrl);

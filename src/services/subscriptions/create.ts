@@ -1,7 +1,6 @@
 import { count, eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { subscriptions } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
@@ -13,14 +12,14 @@ import { CreateSubscriptionInput } from './schemas.js';
 import { resolveTarget } from './targets.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
-export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
+export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: CreateSubscriptionInput }): Promise<SubscriptionView> {
   const body = parseInput(CreateSubscriptionInput, input);
   const channels = await checkChannels(ctx, body.channels);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);
     const [owned] = await tx.select({ n: count() }).from(subscriptions).where(eq(subscriptions.accountId, ctx.account.id));
     if ((owned?.n ?? 0) >= ctx.config.MAX_SUBSCRIPTIONS) {
-      throw limitExceeded(`Subscription limit reached: an account may hold ${ctx.config.MAX_SUBSCRIPTIONS} subscriptions (MAX_SUBSCRIPTIONS)`);
+      throw limitExceeded(`Subscription limit reached: an account may hold ${ctx.config.MAX_SUBSCRIPTIONS} subscriptions (MAX_SUBSCRIPTIONS)`, 'subscription', ctx.config.MAX_SUBSCRIPTIONS);
     }
     const target = await resolveTarget(tx, body.watchlistId, body.subscriptionScope, body.eventId, body.marketId);
     const id = newId();

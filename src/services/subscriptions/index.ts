@@ -1,4 +1,5 @@
 export { createSubscription } from './create.js';
+export { createMarketAlert } from './create-market-alert.js';
 export { deleteSubscription } from './delete.js';
 export { getSubscription, listSubscriptions } from './read.js';
 export { pauseSubscription, restartSubscription } from './status.js';

@@ -11,6 +11,6 @@ export async function requireOwnedSubscription(on: Queryable, accountId: string,
     .from(subscriptions)
     .where(and(eq(subscriptions.id, subscriptionId), eq(subscriptions.accountId, accountId)))
     .for('update');
-  if (!row) throw notFound(SUBSCRIPTION_NOT_FOUND);
+  if (!row) throw notFound(SUBSCRIPTION_NOT_FOUND, 'subscription');
   return row;
 }

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
@@ -15,16 +15,16 @@ export async function listSubscriptions({
   ctx: ServiceContext;
   input: { watchlistId?: string };
 }): Promise<SubscriptionView[]> {
-  const { db } = ctx.database;
+  const db = dbOf(ctx);
   if (input.watchlistId === undefined) return loadSubscriptionViews(db, { accountId: ctx.account.id });
   const watchlistId = parseInput(Id, input.watchlistId);
   await requireOwnedWatchlist(db, ctx.account.id, watchlistId);
   return loadSubscriptionViews(db, { accountId: ctx.account.id, watchlistId });
 }
 
-export async function getSubscription({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<SubscriptionView> {
+export async function getSubscription({ ctx, input }: { ctx: ServiceContext; input: SubscriptionIdInput }): Promise<SubscriptionView> {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
-  const view = await loadSubscriptionView(ctx.database.db, ctx.account.id, subscriptionId);
-  if (!view) throw notFound(SUBSCRIPTION_NOT_FOUND);
+  const view = await loadSubscriptionView(dbOf(ctx), ctx.account.id, subscriptionId);
+  if (!view) throw notFound(SUBSCRIPTION_NOT_FOUND, 'subscription');
   return view;
 }

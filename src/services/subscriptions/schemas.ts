@@ -23,13 +23,16 @@ const CatalogTypeConfig = z.strictObject({
   config: z.strictObject({ params: z.strictObject({}) }).default({ params: {} }),
 });
 
+const MAX_STEP_PERCENT = 50;
+
 export const SubscriptionTypeConfig = z
   .discriminatedUnion('type', [PriceTypeConfig, CatalogTypeConfig], {
     error: `subscriptionTypeConfig.type must be one of: ${[...PRICE_RULE_TYPES, CATALOG_RULE_TYPE].join(', ')}`,
   })
-  .refine((c) => c.type !== 'Crossing Step' || c.config.params.threshold_percent <= 50, {
-    message: 'a Crossing Step threshold_percent must be at most 50',
+  .refine((c) => c.type !== 'Crossing Step' || c.config.params.threshold_percent <= MAX_STEP_PERCENT, {
+    message: `a Crossing Step threshold_percent must be at most ${MAX_STEP_PERCENT}`,
     path: ['config', 'params', 'threshold_percent'],
+    params: { code: 'step_too_big', bound: MAX_STEP_PERCENT },
   });
 export type SubscriptionTypeConfig = z.output<typeof SubscriptionTypeConfig>;
 
@@ -93,3 +96,15 @@ export const UpdateSubscriptionInput = z
 export type UpdateSubscriptionInput = z.input<typeof UpdateSubscriptionInput>;
 
 export const SubscriptionIdInput = z.object({ subscriptionId: Id });
+export type SubscriptionIdInput = z.input<typeof SubscriptionIdInput>;
+
+// A price alert on one market, as chat asks for it; the rule's bounds are CreateSubscriptionInput's.
+export const CreateMarketAlertInput = z.object({
+  marketId: z.string(),
+  type: z.enum(PRICE_RULE_TYPES, { error: `type must be one of: ${PRICE_RULE_TYPES.join(', ')}` }),
+  thresholdPercent: z.number({ error: 'thresholdPercent must be a number' }),
+  triggerType: TriggerType.default('Recurring'),
+  triggerInterval: TriggerInterval.optional(),
+  channel: Channel,
+});
+export type CreateMarketAlertInput = z.input<typeof CreateMarketAlertInput>;

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { inTransaction, type Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { subscriptions, watchlistEvents } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { conflict } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
@@ -9,11 +9,11 @@ import { requireOwnedSubscription } from './owned.js';
 import { SubscriptionIdInput } from './schemas.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
-type Args = { ctx: ServiceContext; input: unknown };
+type Args = { ctx: ServiceContext; input: SubscriptionIdInput };
 
-async function setStatus(ctx: ServiceContext, input: unknown, enabled: boolean, reason: 'Paused by user' | 'Restarted by user') {
+async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, enabled: boolean, reason: 'Paused by user' | 'Restarted by user') {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const sub = await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
     if (enabled) await requireEventStillWatched(tx, sub);
     await tx

@@ -1,7 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { subscriptions } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { checkChannels, writeChannels } from './channels.js';
@@ -10,7 +9,7 @@ import { ruleColumns, storedTypeConfig } from './rule-fields.js';
 import { SubscriptionIdInput, UpdateSubscriptionInput } from './schemas.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
-type Args = { ctx: ServiceContext; input: { subscriptionId: string; body: unknown } };
+type Args = { ctx: ServiceContext; input: SubscriptionIdInput & { body: UpdateSubscriptionInput } };
 
 /**
  * `PATCH /subscription/{id}`: the given fields replace the stored ones and the reason becomes
@@ -20,7 +19,7 @@ export async function updateSubscription({ ctx, input }: Args): Promise<Subscrip
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   const body = parseInput(UpdateSubscriptionInput, input.body);
   const channels = body.channels ? await checkChannels(ctx, body.channels) : undefined;
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const row = await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
     const typeConfig = body.subscriptionTypeConfig ?? storedTypeConfig(row);
     const triggerType = body.triggerType ?? row.triggerType;

@@ -1,7 +1,7 @@
 import { count, eq, and, isNull, gt, or } from 'drizzle-orm';
-import { inTransaction, type Queryable } from '../../db/client.js';
+import type { Queryable } from '../../db/client.js';
 import { apiTokens } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
@@ -31,9 +31,9 @@ export async function insertToken(
   return { id: row!.id, token, name: row!.name, createdAt: row!.createdAt, expiresAt: row!.expiresAt };
 }
 
-export async function createToken({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<IssuedToken> {
+export async function createToken({ ctx, input }: { ctx: ServiceContext; input: CreateTokenInput }): Promise<IssuedToken> {
   const { name, expiresAt } = parseInput(CreateTokenInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const [live] = await tx
       .select({ n: count() })
       .from(apiTokens)
@@ -47,6 +47,8 @@ export async function createToken({ ctx, input }: { ctx: ServiceContext; input: 
     if ((live?.n ?? 0) >= ctx.config.MAX_TOKENS) {
       throw limitExceeded(
         `Token limit reached: an account may hold ${ctx.config.MAX_TOKENS} active tokens (MAX_TOKENS); revoke one first`,
+        'token',
+        ctx.config.MAX_TOKENS,
       );
     }
     return insertToken(tx, ctx.account.id, name, expiresAt ?? null);

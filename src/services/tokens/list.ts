@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { apiTokens } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 
 export interface TokenSummary {
   id: string;
@@ -13,7 +13,7 @@ export interface TokenSummary {
 
 /** The account's tokens that are not revoked, newest first (expired ones too, so they can be revoked). */
 export async function listTokens({ ctx }: { ctx: ServiceContext }): Promise<TokenSummary[]> {
-  return ctx.database.db
+  return dbOf(ctx)
     .select({
       id: apiTokens.id,
       name: apiTokens.name,

@@ -8,3 +8,4 @@ export const CreateTokenInput = z.strictObject({
 export type CreateTokenInput = z.input<typeof CreateTokenInput>;
 
 export const TokenIdInput = z.object({ tokenId: Id });
+export type TokenIdInput = z.input<typeof TokenIdInput>;

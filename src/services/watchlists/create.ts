@@ -1,7 +1,6 @@
 import { count, eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { watchlists } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
@@ -12,7 +11,7 @@ import { buildQuery } from './query-terms.js';
 import { CreateWatchlistInput } from './schemas.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
 
-export async function createWatchlist({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<WatchlistView> {
+export async function createWatchlist({ ctx, input }: { ctx: ServiceContext; input: CreateWatchlistInput }): Promise<WatchlistView> {
   const body = parseInput(CreateWatchlistInput, input);
   const { config } = ctx;
   const query = buildQuery(
@@ -21,13 +20,13 @@ export async function createWatchlist({ ctx, input }: { ctx: ServiceContext; inp
   );
   const events = Object.entries(body.events ?? {});
   if (events.length > config.MAX_EVENTS_PER_WATCHLIST) {
-    throw limitExceeded(`Event limit exceeded: a watchlist holds at most ${config.MAX_EVENTS_PER_WATCHLIST} events (MAX_EVENTS_PER_WATCHLIST)`);
+    throw limitExceeded(`Event limit exceeded: a watchlist holds at most ${config.MAX_EVENTS_PER_WATCHLIST} events (MAX_EVENTS_PER_WATCHLIST)`, 'watchlist event', config.MAX_EVENTS_PER_WATCHLIST);
   }
 
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const [owned] = await tx.select({ n: count() }).from(watchlists).where(eq(watchlists.accountId, ctx.account.id));
     if ((owned?.n ?? 0) >= config.MAX_WATCHLISTS) {
-      throw limitExceeded(`Watchlist limit reached: an account may hold ${config.MAX_WATCHLISTS} watchlists (MAX_WATCHLISTS)`);
+      throw limitExceeded(`Watchlist limit reached: an account may hold ${config.MAX_WATCHLISTS} watchlists (MAX_WATCHLISTS)`, 'watchlist', config.MAX_WATCHLISTS);
     }
     const id = newId();
     const now = new Date();

@@ -42,7 +42,7 @@ export async function putEventSelection(
   if (!existing?.n) {
     const [total] = await tx.select({ n: count() }).from(watchlistEvents).where(eq(watchlistEvents.watchlistId, watchlistId));
     if ((total?.n ?? 0) >= maxEvents) {
-      throw limitExceeded(`Event limit reached: a watchlist holds at most ${maxEvents} events (MAX_EVENTS_PER_WATCHLIST)`);
+      throw limitExceeded(`Event limit reached: a watchlist holds at most ${maxEvents} events (MAX_EVENTS_PER_WATCHLIST)`, 'watchlist event', maxEvents);
     }
   }
 

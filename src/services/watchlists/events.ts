@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { watchlists } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceWatchlistChange } from './changes.js';
@@ -12,7 +11,7 @@ import { EventSelection, RemoveEventInput } from './schemas.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
 import { Id } from '../schemas.js';
 
-type Target = { watchlistId: string; eventId: string };
+type Target = RemoveEventInput;
 
 /**
  * `PUT /watchlists/{id}/events/{eventId}`: adds the event, or replaces its selection; Market-scope
@@ -23,13 +22,13 @@ export async function putWatchlistEvent({
   input,
 }: {
   ctx: ServiceContext;
-  input: Target & { body: unknown };
+  input: Target & { body: EventSelection | undefined };
 }): Promise<WatchlistView> {
   const watchlistId = parseInput(Id, input.watchlistId);
   const eventId = parseInput(Id, input.eventId);
   // No body at all means the defaults; an explicit JSON null is a bad body.
   const selection = parseInput(EventSelection, input.body === undefined ? {} : input.body);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     const dropped = await putEventSelection(tx, watchlistId, eventId, selection, ctx.config.MAX_EVENTS_PER_WATCHLIST);
     await pauseDroppedSubscriptions(tx, watchlistId, eventId, dropped);
@@ -42,10 +41,10 @@ export async function putWatchlistEvent({
 /** `DELETE /watchlists/{id}/events/{eventId}`: the event's Event- and Market-scope subscriptions are paused. */
 export async function removeWatchlistEvent({ ctx, input }: { ctx: ServiceContext; input: Target }): Promise<WatchlistView> {
   const { watchlistId, eventId } = parseInput(RemoveEventInput, input);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (!(await removeEventSelection(tx, watchlistId, eventId))) {
-      throw notFound(`Event ${eventId} is not in this watchlist`);
+      throw notFound(`Event ${eventId} is not in this watchlist`, 'watchlist event');
     }
     await pauseDroppedSubscriptions(tx, watchlistId, eventId);
     await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));

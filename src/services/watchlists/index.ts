@@ -1,7 +1,13 @@
 export { createWatchlist } from './create.js';
 export { deleteWatchlist } from './delete.js';
+export { deleteWatchlistByRef } from './delete-by-ref.js';
+export { findWatchlistByRef } from './by-ref.js';
+export { DEFAULT_WATCHLIST_NAME, findOrCreateDefaultWatchlist } from './default-watchlist.js';
 export { putWatchlistEvent, removeWatchlistEvent } from './events.js';
 export { listWatchlists } from './read.js';
+export { renameWatchlistByRef } from './rename-by-ref.js';
+export { unwatchEvent } from './unwatch-event.js';
+export { watchEvent } from './watch-event.js';
 export { updateWatchlist, updateWatchlistKeyphrases, updateWatchlistTags } from './update.js';
 export { requireOwnedWatchlist, WATCHLIST_NOT_FOUND } from './owned.js';
 export { announceSubscriptionChange, announceWatchlistChange, SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from './changes.js';

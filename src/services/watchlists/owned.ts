@@ -12,6 +12,6 @@ export async function requireOwnedWatchlist(on: Queryable, accountId: string, wa
     .from(watchlists)
     .where(and(eq(watchlists.id, watchlistId), eq(watchlists.accountId, accountId)))
     .for('update');
-  if (!row) throw notFound(WATCHLIST_NOT_FOUND);
+  if (!row) throw notFound(WATCHLIST_NOT_FOUND, 'watchlist');
   return row;
 }

@@ -18,7 +18,7 @@ export function buildQuery(
   }
   const terms = tags.length + keyphrases.length;
   if (terms > maxTerms) {
-    throw limitExceeded(`Query term limit exceeded: at most ${maxTerms} tags or keyphrases (MAX_QUERY_TERMS)`);
+    throw limitExceeded(`Query term limit exceeded: at most ${maxTerms} tags or keyphrases (MAX_QUERY_TERMS)`, 'query term', maxTerms);
   }
   if (terms > 0 && ![...tags, ...keyphrases].some((t) => t.include)) {
     throw validationError('query: at least one term must have include: true');

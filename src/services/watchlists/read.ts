@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { WATCHLIST_NOT_FOUND } from './owned.js';
@@ -13,9 +13,9 @@ export async function listWatchlists({
   ctx: ServiceContext;
   input: { watchlistId?: string };
 }): Promise<WatchlistView[]> {
-  if (input.watchlistId === undefined) return loadWatchlistViews(ctx.database.db, ctx.account.id);
+  if (input.watchlistId === undefined) return loadWatchlistViews(dbOf(ctx), ctx.account.id);
   const { watchlistId } = parseInput(WatchlistIdInput, input);
-  const views = await loadWatchlistViews(ctx.database.db, ctx.account.id, watchlistId);
-  if (views.length === 0) throw notFound(WATCHLIST_NOT_FOUND);
+  const views = await loadWatchlistViews(dbOf(ctx), ctx.account.id, watchlistId);
+  if (views.length === 0) throw notFound(WATCHLIST_NOT_FOUND, 'watchlist');
   return views;
 }

@@ -27,6 +27,7 @@ export const EventSelection = z.strictObject({
   autoFetch: z.boolean().default(true),
   markets: z.array(Id).max(1000).optional(),
 });
+export type EventSelection = z.input<typeof EventSelection>;
 
 export const CreateWatchlistInput = z.strictObject({
   name: Name,
@@ -71,6 +72,20 @@ export const UpdateKeyphrasesInput = z.strictObject({
 export type UpdateKeyphrasesInput = z.input<typeof UpdateKeyphrasesInput>;
 
 export const DeleteWatchlistInput = z.strictObject({ watchListId: Id });
+export type DeleteWatchlistInput = z.input<typeof DeleteWatchlistInput>;
 export const WatchlistIdInput = z.object({ watchlistId: Id });
+export type WatchlistIdInput = z.input<typeof WatchlistIdInput>;
 export const PutEventInput = z.object({ watchlistId: Id, eventId: Id, selection: EventSelection });
 export const RemoveEventInput = z.object({ watchlistId: Id, eventId: Id });
+export type RemoveEventInput = z.input<typeof RemoveEventInput>;
+
+// The chat use cases: a watchlist by its id or name, an event by its link, slug or id.
+export const WatchlistRef = z.string().trim().min(1, 'give a watchlist id or name').max(200, 'watchlist id or name is too long');
+export const WatchEventInput = z.object({ event: z.string(), watchlist: WatchlistRef.optional() });
+export type WatchEventInput = z.input<typeof WatchEventInput>;
+export const UnwatchEventInput = z.object({ event: z.string() });
+export type UnwatchEventInput = z.input<typeof UnwatchEventInput>;
+export const WatchlistRefInput = z.object({ watchlist: WatchlistRef });
+export type WatchlistRefInput = z.input<typeof WatchlistRefInput>;
+export const RenameWatchlistByRefInput = z.object({ watchlist: WatchlistRef, name: z.string() });
+export type RenameWatchlistByRefInput = z.input<typeof RenameWatchlistByRefInput>;

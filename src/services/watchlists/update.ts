@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { inTransaction } from '../../db/client.js';
 import { watchlists } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { withTransaction, type ServiceContext } from '../context.js';
 import { conflict, validationError } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceWatchlistChange } from './changes.js';
@@ -11,12 +10,12 @@ import { UpdateKeyphrasesInput, UpdateTagsInput, UpdateWatchlistInput, Watchlist
 import { takeInMatchingEvents } from './take-in.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
 
-type Args = { ctx: ServiceContext; input: { watchlistId: string; body: unknown } };
+type Args<B> = { ctx: ServiceContext; input: WatchlistIdInput & { body: B } };
 
-export async function updateWatchlist({ ctx, input }: Args): Promise<WatchlistView> {
+export async function updateWatchlist({ ctx, input }: Args<UpdateWatchlistInput>): Promise<WatchlistView> {
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const body = parseInput(UpdateWatchlistInput, input.body);
-  return inTransaction(ctx.database.db, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     await tx
       .update(watchlists)
@@ -29,13 +28,13 @@ export async function updateWatchlist({ ctx, input }: Args): Promise<WatchlistVi
 }
 
 /** `PATCH …/query/tags`: only for a watchlist that does not use keyphrases; needs an included tag. */
-export async function updateWatchlistTags({ ctx, input }: Args): Promise<void> {
+export async function updateWatchlistTags({ ctx, input }: Args<UpdateTagsInput>): Promise<void> {
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const { tags, operator } = parseInput(UpdateTagsInput, input.body);
   if (!tags.some((t) => t.include)) {
     throw validationError('Give at least one valid tag to include (includeTags, or tags with include: true)');
   }
-  await inTransaction(ctx.database.db, async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (usesKeyphrases(row.query)) {
       throw conflict('This watchlist uses keyphrases; update it with PATCH /watchlists/{watchlistId}/query/keyphrases');
@@ -50,13 +49,13 @@ export async function updateWatchlistTags({ ctx, input }: Args): Promise<void> {
 }
 
 /** `PATCH …/query/keyphrases`: only for a watchlist that does not use tags. */
-export async function updateWatchlistKeyphrases({ ctx, input }: Args): Promise<void> {
+export async function updateWatchlistKeyphrases({ ctx, input }: Args<UpdateKeyphrasesInput>): Promise<void> {
   const { watchlistId } = parseInput(WatchlistIdInput, input);
   const { keyphrases, matchOperator } = parseInput(UpdateKeyphrasesInput, input.body);
   if (!keyphrases.some((k) => k.include)) {
     throw validationError('Give at least one keyphrase with include: true');
   }
-  await inTransaction(ctx.database.db, async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     const row = await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (usesTags(row.query)) {
       throw conflict('This watchlist uses tags; update it with PATCH /watchlists/{watchlistId}/query/tags');

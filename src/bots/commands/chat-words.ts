@@ -1,0 +1,69 @@
+import type { ErrorSubject, ServiceError, ValidationIssue } from '../../services/errors.js';
+
+// Service errors in the words of a chat: no field paths, no setting names. REST keeps the messages.
+
+const NOT_FOUND: Record<ErrorSubject, string> = {
+  subscription: "I can't find that alert (it may have been deleted). Send /alerts to see yours.",
+  watchlist: "I can't find that watchlist (it may have been deleted). Send /watchlists to see yours.",
+  'watchlist event': 'That event is not in this watchlist.',
+  event: "I can't find that event. Find one with /search.",
+  market: "I can't find that market. Find one with /search: each market's id is in its answer.",
+  notification: "I can't find that notification.",
+  token: "I can't find that token (it may have been revoked).",
+  account: "I can't find your account.",
+  channel: "I can't find that channel.",
+  'query term': "I can't find that search word.",
+};
+
+const LIMIT: Partial<Record<ErrorSubject, (n: number) => string>> = {
+  subscription: (n) => `You already have ${n} alerts, the most an account may hold. Delete one with /delete first.`,
+  watchlist: (n) => `You already have ${n} watchlists, the most an account may hold. Delete one with /watchlist delete first.`,
+  'watchlist event': (n) => `That watchlist already holds ${n} events, the most it may hold. Remove one with /unwatch first.`,
+  channel: (n) => `An alert can go to at most ${n} places.`,
+  'query term': (n) => `A watchlist can search for at most ${n} words or tags.`,
+  token: (n) => `You already have ${n} active API tokens, the most an account may hold. Revoke one over the REST API first.`,
+};
+
+export function notFoundWords(err: ServiceError): string {
+  return err.detail.subject ? NOT_FOUND[err.detail.subject] : "I can't find that.";
+}
+
+export function limitWords(err: ServiceError): string {
+  const { subject, limit } = err.detail;
+  const words = subject ? LIMIT[subject] : undefined;
+  return words && limit !== undefined ? words(limit) : 'That goes over a limit of this server.';
+}
+
+/** The first problem we can say in chat words; otherwise the message without its field path. */
+export function validationWords(err: ServiceError): string {
+  for (const issue of err.detail.issues ?? []) {
+    const words = issueWords(issue);
+    if (words) return words;
+  }
+  return withoutFieldPath(err.detail.issues?.[0]?.message ?? err.message);
+}
+
+const ID_FIELDS = new Set(['marketId', 'eventId', 'watchlistId', 'watchListId', 'subscriptionId', 'event']);
+
+function issueWords(issue: ValidationIssue): string | undefined {
+  const field = [...issue.path].reverse().find((k): k is string => typeof k === 'string');
+  const given = issue.input === undefined ? 'That' : typeof issue.input === 'number' ? String(issue.input) : `"${String(issue.input)}"`;
+  if (field === 'threshold_percent' || field === 'thresholdPercent') return percentWords(issue, given);
+  if (field === 'name' && issue.code === 'too_small') return 'A watchlist name cannot be empty.';
+  if (field === 'name' && issue.code === 'too_big') return `A watchlist name is at most ${issue.bound} characters.`;
+  if (field === 'watchlist' && issue.code === 'too_big') return `A watchlist id or name is at most ${issue.bound} characters.`;
+  if (field !== undefined && ID_FIELDS.has(field) && issue.code === 'too_big') return `That id is too long: at most ${issue.bound} characters.`;
+  return undefined;
+}
+
+function percentWords(issue: ValidationIssue, given: string): string | undefined {
+  const { code, bound, inclusive } = issue;
+  if (code === 'step_too_big') return `${given} is not a valid step: a step is at most ${bound} percent.`;
+  if (code === 'too_big') return `${given} is not a valid percent: it must be ${inclusive ? 'at most' : 'below'} ${bound}.`;
+  if (code === 'too_small') return `${given} is not a valid percent: it must be ${inclusive ? 'at least' : 'above'} ${bound}.`;
+  if (code === 'invalid_type') return `${given} is not a number: write the percent like 60 or 60.5.`;
+  return undefined;
+}
+
+/** `events.123.markets: market 9 is not …` → `market 9 is not …`. */
+const withoutFieldPath = (message: string): string => message.replace(/^[\w.]+: /, '');
