@@ -53,7 +53,7 @@ export const validationError = (message: string, issues?: readonly ValidationIss
 export const unauthorized = (message: string) => new ServiceError('unauthorized', message);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
 export const notFound = (message: string, subject?: ErrorSubject) => new ServiceError('not_found', message, { subject });
-export const conflict = (message: string) => new ServiceError('conflict', message);
+export const conflict = (message: string, subject?: ErrorSubject) => new ServiceError('conflict', message, { subject });
 export const limitExceeded = (message: string, subject?: ErrorSubject, limit?: number) =>
   new ServiceError('limit_exceeded', message, { subject, limit });
 

@@ -138,7 +138,9 @@ describe('the command layer', () => {
     const subId = /• (\S+):/.exec(reply.text)![1]!;
     expect((await runCommand(ctx, dm(1008), `unwatch ${btc.id}`)).text).toContain('Stopped watching');
     expect((await runCommand(ctx, dm(1008), 'alerts')).text).toContain('paused (Paused by user)');
-    expect((await runCommand(ctx, dm(1008), `resume ${subId}`)).text).toMatch(/no longer in this subscription's watchlist; add it back/);
+    expect((await runCommand(ctx, dm(1008), `resume ${subId}`)).text).toBe(
+      "That alert's event is no longer on your watchlist: /watch it again, then resume the alert.",
+    );
     await runCommand(ctx, dm(1008), `watch ${btc.id}`);
     expect((await runCommand(ctx, dm(1008), `resume ${subId}`)).text).toContain('active');
   });

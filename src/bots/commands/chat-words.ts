@@ -28,6 +28,13 @@ export function notFoundWords(err: ServiceError): string {
   return err.detail.subject ? NOT_FOUND[err.detail.subject] : "I can't find that.";
 }
 
+export function conflictWords(err: ServiceError): string {
+  if (err.detail.subject === 'watchlist event') {
+    return "That alert's event is no longer on your watchlist: /watch it again, then resume the alert.";
+  }
+  return 'That clashes with how things are now; check with /watchlists or /alerts and try again.';
+}
+
 export function limitWords(err: ServiceError): string {
   const { subject, limit } = err.detail;
   const words = subject ? LIMIT[subject] : undefined;

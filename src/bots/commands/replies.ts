@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js';
 import { isServiceError, type ServiceError, type ServiceErrorKind } from '../../services/errors.js';
-import { limitWords, notFoundWords, validationWords } from './chat-words.js';
+import { conflictWords, limitWords, notFoundWords, validationWords } from './chat-words.js';
 import { UsageError, type BotReply, type Command } from './types.js';
 
 export const GENERIC_FAILURE = 'Something went wrong; try again';
@@ -9,7 +9,7 @@ const WORDS: Record<ServiceErrorKind, (err: ServiceError) => string> = {
   validation: validationWords,
   not_found: notFoundWords,
   limit_exceeded: limitWords,
-  conflict: () => 'That clashes with how things are now; check with /watchlists or /alerts and try again.',
+  conflict: conflictWords,
   unauthorized: () => 'You are not allowed to do that.',
   forbidden: () => 'You are not allowed to do that.',
 };

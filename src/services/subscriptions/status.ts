@@ -34,7 +34,7 @@ async function requireEventStillWatched(tx: Tx, sub: { watchlistId: string; even
     .from(watchlistEvents)
     .where(and(eq(watchlistEvents.watchlistId, sub.watchlistId), eq(watchlistEvents.eventId, sub.eventId)));
   if (!held) {
-    throw conflict(`Event ${sub.eventId} is no longer in this subscription's watchlist; add it back to the watchlist before restarting`);
+    throw conflict(`Event ${sub.eventId} is no longer in this subscription's watchlist; add it back to the watchlist before restarting`, 'watchlist event');
   }
 }
 
