@@ -1,15 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { inTransaction } from '../../db/client.js';
-import { watchlists } from '../../db/schema/index.js';
+import { catalogEvents, watchlists } from '../../db/schema/index.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { announceWatchlistChange } from './changes.js';
 import { putEventSelection, removeEventSelection } from './event-selection.js';
 import { requireOwnedWatchlist } from './owned.js';
-import { EventSelection, RemoveEventInput } from './schemas.js';
+import { EventSelection, WatchlistEventInput } from './schemas.js';
 import { loadWatchlistView, type WatchlistView } from './view.js';
-import { Id } from '../schemas.js';
 
 type Target = { watchlistId: string; eventId: string };
 
@@ -21,12 +20,14 @@ export async function putWatchlistEvent({
   ctx: ServiceContext;
   input: Target & { body: unknown };
 }): Promise<WatchlistView> {
-  const watchlistId = parseInput(Id, input.watchlistId);
-  const eventId = parseInput(Id, input.eventId);
+  const { watchlistId, eventId } = parseInput(WatchlistEventInput, input);
   // No body at all means the defaults; an explicit JSON null is a bad body.
   const selection = parseInput(EventSelection, input.body === undefined ? {} : input.body);
   return inTransaction(ctx.database.db, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
+    // The event is the addressed resource here (a path segment), so its absence is a 404, not a bad body.
+    const [event] = await tx.select({ id: catalogEvents.id }).from(catalogEvents).where(eq(catalogEvents.id, eventId));
+    if (!event) throw notFound(`Event ${eventId} is not in the catalog`);
     await putEventSelection(tx, watchlistId, eventId, selection, ctx.config.MAX_EVENTS_PER_WATCHLIST);
     await tx.update(watchlists).set({ updatedAt: new Date() }).where(eq(watchlists.id, watchlistId));
     await announceWatchlistChange(tx, watchlistId);
@@ -35,7 +36,7 @@ export async function putWatchlistEvent({
 }
 
 export async function removeWatchlistEvent({ ctx, input }: { ctx: ServiceContext; input: Target }): Promise<WatchlistView> {
-  const { watchlistId, eventId } = parseInput(RemoveEventInput, input);
+  const { watchlistId, eventId } = parseInput(WatchlistEventInput, input);
   return inTransaction(ctx.database.db, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, watchlistId);
     if (!(await removeEventSelection(tx, watchlistId, eventId))) {
