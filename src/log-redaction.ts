@@ -11,8 +11,25 @@ const MAX_DEPTH = 5;
  * PGlite's `params` or PostgreSQL's `detail` ("Failing row contains (…)") are dropped. Causes and
  * aggregated errors are copied the same way.
  */
-export function withoutSqlValues(err: Error, depth = 0): Error {
-  if (depth >= MAX_DEPTH) return err;
+export function withoutSqlValues(err: Error): Error {
+  if (!carriesSqlValues(err)) return err;
+  try {
+    return copyWithoutSqlValues(err, 0);
+  } catch {
+    // A class whose getters need the original instance: the line scrubbing still guards it.
+    return err;
+  }
+}
+
+function carriesSqlValues(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth >= MAX_DEPTH) return false;
+  if (Object.getOwnPropertyNames(err).some((key) => VALUE_KEYS.has(key))) return true;
+  const { cause, errors } = err as Error & { errors?: unknown };
+  return carriesSqlValues(cause, depth + 1) || (Array.isArray(errors) && errors.some((e) => carriesSqlValues(e, depth + 1)));
+}
+
+function copyWithoutSqlValues(err: Error, depth: number): Error {
+  if (depth >= MAX_DEPTH || !carriesSqlValues(err)) return err;
   const copy = Object.create(Object.getPrototypeOf(err) as object) as Error & Record<string, unknown>;
   const source = err as Error & Record<string, unknown>;
   const cleanMessage = drizzleMessageWithoutParams(source);
@@ -22,8 +39,8 @@ export function withoutSqlValues(err: Error, depth = 0): Error {
     let value: unknown = descriptor.value;
     if (key === 'message' && cleanMessage !== undefined) value = cleanMessage;
     else if (key === 'stack' && cleanMessage !== undefined && typeof value === 'string') value = value.replace(err.message, cleanMessage);
-    else if (key === 'cause' && value instanceof Error) value = withoutSqlValues(value, depth + 1);
-    else if (key === 'errors' && Array.isArray(value)) value = value.map((e: unknown) => (e instanceof Error ? withoutSqlValues(e, depth + 1) : e));
+    else if (key === 'cause' && value instanceof Error) value = copyWithoutSqlValues(value, depth + 1);
+    else if (key === 'errors' && Array.isArray(value)) value = value.map((e: unknown) => (e instanceof Error ? copyWithoutSqlValues(e, depth + 1) : e));
     if ('value' in descriptor) Object.defineProperty(copy, key, { ...descriptor, value });
   }
   return copy;

@@ -69,6 +69,30 @@ describe(`secrets stay out of the logs (${engineName})`, () => {
     expect(logged).not.toHaveProperty('params');
   });
 
+  it("a constraint violation logs the constraint, not the row's values (PostgreSQL's detail)", async () => {
+    const log = capture();
+    const chatUser = 'private-chat-user-hunter2';
+    await insertAccountWithToken(database.db, { discordUserId: chatUser });
+    const err = await insertAccountWithToken(database.db, { discordUserId: chatUser }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(Error);
+    log.logger.error({ err }, 'request failed');
+    expectNoSecret(log.text());
+    expect(log.text()).toMatch(/duplicate key value violates unique constraint/);
+  });
+
+  it('errors without SQL values are logged as they are, whatever their class', () => {
+    const log = capture();
+    log.logger.warn({ err: new DOMException('The operation timed out', 'TimeoutError') }, 'webhook send timed out');
+    const agg = new AggregateError([new Error('first'), new Error('second')], 'both failed');
+    log.logger.error({ err: agg }, 'sends failed');
+    const [timeout, both] = log.lines();
+    expect(timeout!.err).toMatchObject({ message: 'The operation timed out', type: 'DOMException' });
+    expect(JSON.stringify(both!.err)).toContain('second');
+  });
+
   it('a request with ?access_token= logs its path, never the query string or the token', async () => {
     const log = capture();
     const config = parseConfig({ ...TEST_SETTINGS });
