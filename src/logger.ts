@@ -13,6 +13,8 @@ export const REDACT_PATHS = [
   'authorization',
   'req.headers.authorization',
   'req.headers.cookie',
+  // Telegram's webhook requests carry the shared secret in this header
+  'req.headers["x-telegram-bot-api-secret-token"]',
   'req.url',
   'req.query',
   'webhookUrl',

@@ -10,7 +10,7 @@ export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL (\\u0000) or unpaired s
 export const isSafeText = (value: string): boolean => !UNSAFE_TEXT.test(value);
 
 /** Every string of every input schema starts here (REST, bots and CLI share the schemas). */
-export const text = (message = UNSAFE_TEXT_MESSAGE) => z.string().refine(isSafeText, { message, abort: true });
+export const text = () => z.string().refine(isSafeText, { message: UNSAFE_TEXT_MESSAGE, abort: true });
 
 export const Id = text().trim().min(1, 'must not be empty').max(200, 'is too long');
 export const IsoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });

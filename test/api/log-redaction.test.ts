@@ -93,13 +93,14 @@ describe(`secrets stay out of the logs (${engineName})`, () => {
     expect(JSON.stringify(both!.err)).toContain('second');
   });
 
-  it('a request with ?access_token= logs its path, never the query string or the token', async () => {
+  it('a request with ?access_token= logs its path, never the query string or the token (nor a webhook secret header)', async () => {
     const log = capture();
     const config = parseConfig({ ...TEST_SETTINGS });
     const app = createApp({ config, database, logger: log.logger, readiness: async () => ({ ready: true }) });
     const { token } = await insertAccountWithToken(database.db, {});
     await supertest(app).get(`/watchlists?access_token=${API_TOKEN}&x=1`).set('Authorization', `Bearer ${token}`).expect(200);
     await supertest(app).get(`/no-such-route?access_token=${API_TOKEN}`).expect(404);
+    await supertest(app).post('/telegram-hook').set('X-Telegram-Bot-Api-Secret-Token', 'telegram-shared-secret-hunter2').send({}).expect(404);
     const text = log.text();
     expectNoSecret(text);
     expect(text).not.toContain(token);
