@@ -1,5 +1,7 @@
+import { createServer } from 'node:http';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
+import { Bot } from 'grammy';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
@@ -107,6 +109,23 @@ describe(`secrets stay out of the logs (${engineName})`, () => {
     const urls = log.lines().map((line) => (line.req as { url?: string } | undefined)?.url);
     expect(urls).toContain('/watchlists?[redacted]');
     expect(urls).toContain('/no-such-route?[redacted]');
+  });
+
+  it("grammY's network error (its fetch error holds the Bot API URL with the token) is logged without the token", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const bot = new Bot(BOT_TOKEN, { client: { apiRoot: `http://127.0.0.1:${port}` } });
+    const err = await bot.api.getMe().then(
+      () => undefined,
+      (e: unknown) => e as Error & { error?: unknown },
+    );
+    expect(String(err?.error)).toContain(BOT_TOKEN);
+    const log = capture();
+    log.logger.error({ err }, 'telegram polling stopped with an error');
+    expectNoSecret(log.text());
+    expect(log.text()).toContain('ECONNREFUSED');
   });
 
   it('an error whose message carries a bot token, a Discord webhook or a webhook URL logs none of them', () => {
