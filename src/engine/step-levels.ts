@@ -2,7 +2,7 @@
 // 3 × 0.1 is the level 0.3 and not 0.30000000000000004. Index and reference both use these helpers.
 
 const SCALE = 1e9;
-/** Smaller steps (below 0.01 percent) are refused by the services; the engine never fires them. */
+/** The smallest step (0.01 percent). The subscription schema refuses smaller ones; the engine never fires them. */
 export const MIN_STEP = 1e-4;
 const NONE: readonly number[] = Object.freeze([]);
 

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { validationError, type ValidationIssue } from './errors.js';
 
+type Issue = z.core.$ZodIssue;
+
 /** Parses service input; the first problems become one message naming the fields to fix, and issues in data. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
@@ -8,8 +10,9 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   throw validationError(describeIssues(result.error.issues), toIssues(result.error.issues, input));
 }
 
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+export function describeIssues(issues: readonly Issue[]): string {
   return issues
+    .flatMap(closestBranch)
     .slice(0, 3)
     .map((issue) => {
       const path = issue.path.map(String).join('.');
@@ -18,8 +21,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
-function toIssues(issues: readonly z.core.$ZodIssue[], input: unknown): ValidationIssue[] {
-  return issues.slice(0, 3).map((issue) => {
+function toIssues(issues: readonly Issue[], input: unknown): ValidationIssue[] {
+  return issues.flatMap(closestBranch).slice(0, 3).map((issue) => {
     // A rule of our own names its code and bound in `params` (see the Crossing Step refine).
     const params = issue.code === 'custom' ? (issue.params as { code?: string; bound?: number } | undefined) : undefined;
     const bound = issue.code === 'too_big' ? issue.maximum : issue.code === 'too_small' ? issue.minimum : params?.bound;
@@ -53,3 +56,13 @@ const isScalar = (v: unknown): v is string | number | boolean =>
  * with its schema before use, so the type is the schema's promise, not the caller's.
  */
 export const unparsed = <T>(raw: unknown): T => raw as T;
+
+/**
+ * A union that matched no branch says only "Invalid input"; the branch that came closest (fewest
+ * problems) names the field to fix instead, e.g. a bad slug in the V2 tags body.
+ */
+function closestBranch(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
+  return closest.flatMap(closestBranch).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
+}

@@ -119,6 +119,7 @@ describe(`subscriptions (${engineName})`, () => {
     ['threshold 0', { subscriptionTypeConfig: crossing(0) }, /greater than 0/],
     ['threshold 100', { subscriptionTypeConfig: crossing(100) }, /less than 100/],
     ['step over 50', { subscriptionTypeConfig: crossing(60, 'Crossing Step') }, /at most 50/],
+    ['step below 0.01 (it could never fire)', { subscriptionTypeConfig: crossing(0.0099, 'Crossing Step') }, /threshold_percent must be at least 0\.01/],
     ['unknown type', { subscriptionTypeConfig: crossing(10, 'Sideways') }, /must be one of/],
     ['bad interval', { triggerInterval: '10m' }, /triggerInterval must be one of/],
     ['bad trigger type', { triggerType: 'Sometimes' }, /triggerType must be one of/],
@@ -139,6 +140,18 @@ describe(`subscriptions (${engineName})`, () => {
     const res = await env.http.post('/subscriptions').set(a.auth).send(marketBody(overrides)).expect(400);
     expect(res.body).toEqual({ error: expect.stringMatching(message) });
     expect((await env.http.get('/subscriptions').set(a.auth)).body.subscriptions).toHaveLength(before);
+  });
+
+  it('takes the smallest Crossing Step the engine fires (0.01), and refuses a smaller one on update too', async () => {
+    const id = (await create(marketBody({ subscriptionTypeConfig: crossing(0.01, 'Crossing Step') }))).subscriptionId;
+    const res = await env.http
+      .patch(`/subscription/${id}`)
+      .set(a.auth)
+      .send({ subscriptionTypeConfig: crossing(0.001, 'Crossing Step') })
+      .expect(400);
+    expect(res.body).toEqual({ error: expect.stringMatching(/threshold_percent: a Crossing Step threshold_percent must be at least 0\.01/) });
+    const after = await env.http.get(`/subscription/${id}`).set(a.auth).expect(200);
+    expect(after.body.subscription.subscriptionTypeConfig.config.params.threshold_percent).toBe(0.01);
   });
 
   it('refuses webhook URLs on private addresses unless ALLOW_PRIVATE_URLS is set', async () => {

@@ -76,6 +76,14 @@ describe(`watchlists (${engineName})`, () => {
     await env.http.delete(`/watchlists/${w.id}/events/${event.id}`).set(a.auth).expect(404);
   });
 
+  it('answers 404 to adding an event the catalog lacks (API.md: what does not exist is a 404), and changes nothing', async () => {
+    const w = await create(a, tagBody);
+    const res = await env.http.put(`/watchlists/${w.id}/events/424242`).set(a.auth).send({ autoFetch: true }).expect(404);
+    expect(res.body).toEqual({ error: 'Event 424242 is not in the catalog' });
+    const after = await env.http.get(`/watchlists/${w.id}`).set(a.auth).expect(200);
+    expect(after.body.watchLists[0].events).toEqual({});
+  });
+
   it('takes in the open events matching its query when automatic adding is set, at creation and later', async () => {
     const acct = await env.newAccount();
     const match = await seedEvent(env.database, { title: 'Quarkball league final winner', markets: 2 });

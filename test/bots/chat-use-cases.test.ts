@@ -97,6 +97,7 @@ describe('chat words for service errors', () => {
       [`alert ${market} up 150`, '150 is not a valid percent: it must be below 100.'],
       [`alert ${market} up 0`, '0 is not a valid percent: it must be above 0.'],
       [`alert ${market} step 60`, '60 is not a valid step: a step is at most 50 percent.'],
+      [`alert ${market} step 0.005`, '0.005 is not a valid step: a step is at least 0.01 percent.'],
       [`alert ${market} sideways 5`, '"sideways" is not an alert type: use up, down, cross, step, above or below.'],
       [`alert ${market} constructor 5`, '"constructor" is not an alert type: use up, down, cross, step, above or below.'],
       [`alert ${market} up 60,5`, '"60,5" is not a number: write the percent with digits and a dot, like 60 or 60.5.'],

@@ -66,6 +66,7 @@ function issueWords(issue: ValidationIssue): string | undefined {
 function percentWords(issue: ValidationIssue, given: string): string | undefined {
   const { code, bound, inclusive } = issue;
   if (code === 'step_too_big') return `${given} is not a valid step: a step is at most ${bound} percent.`;
+  if (code === 'step_too_small') return `${given} is not a valid step: a step is at least ${bound} percent.`;
   if (code === 'too_big') return `${given} is not a valid percent: it must be ${inclusive ? 'at most' : 'below'} ${bound}.`;
   if (code === 'too_small') return `${given} is not a valid percent: it must be ${inclusive ? 'at least' : 'above'} ${bound}.`;
   if (code === 'invalid_type') return `${given} is not a number: write the percent like 60 or 60.5.`;

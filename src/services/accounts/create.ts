@@ -5,10 +5,11 @@ import { dbOf, type ServiceContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import { newId, newWebhookSecret } from '../ids.js';
 import { insertToken } from '../tokens/issue.js';
+import { text } from '../schemas.js';
 import { parseInput } from '../validate.js';
 
 export const CreateAccountInput = z.strictObject({
-  name: z.string().trim().min(1).max(100, 'name is at most 100 characters').optional(),
+  name: text().trim().min(1).max(100, 'name is at most 100 characters').optional(),
 });
 export type CreateAccountInput = z.input<typeof CreateAccountInput>;
 

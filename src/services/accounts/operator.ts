@@ -4,7 +4,7 @@ import type { SystemDeps } from '../context.js';
 import { notFound } from '../errors.js';
 import { insertToken, type IssuedToken } from '../tokens/issue.js';
 import { parseInput } from '../validate.js';
-import { Id } from '../schemas.js';
+import { OperatorTokenInput } from '../tokens/schemas.js';
 import { CreateAccountInput, insertAccountWithToken, type NewAccount } from './create.js';
 
 const OPERATOR_LOCK = 0x0dd5_0002;
@@ -20,10 +20,10 @@ export async function createAccountAsOperator(deps: SystemDeps, input: CreateAcc
 
 /** The operator's `tokens create --user`: a new token for any account. */
 export async function createTokenAsOperator(deps: SystemDeps, input: { userId: unknown; name?: string }): Promise<IssuedToken> {
-  const userId = parseInput(Id, input.userId);
+  const { userId, name } = parseInput(OperatorTokenInput, input);
   const [row] = await deps.database.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, userId));
   if (!row) throw notFound(`No account ${userId}`, 'account');
-  return insertToken(deps.database.db, userId, input.name ?? 'cli', null);
+  return insertToken(deps.database.db, userId, name, null);
 }
 
 /** On the very first start (no account at all) creates the admin account; undefined otherwise. */

@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import { Id } from '../schemas.js';
+import { Id, text } from '../schemas.js';
 
-export const CreateDemoWebhookInput = z.strictObject({ url: z.string().trim().min(1, 'must not be empty').max(2000) });
+export const CreateDemoWebhookInput = z.strictObject({ url: text().trim().min(1, 'must not be empty').max(2000) });
 export type CreateDemoWebhookInput = z.input<typeof CreateDemoWebhookInput>;
 
 export const DemoWebhookIdInput = z.object({ id: Id });
 export type DemoWebhookIdInput = z.input<typeof DemoWebhookIdInput>;
 
 const intParam = (min: number, max: number, fallback: number) =>
-  z
-    .string()
+  text()
     .optional()
     .transform((v, c) => {
     if (v === undefined) return fallback;

@@ -2,6 +2,7 @@ import { eq, or } from 'drizzle-orm';
 import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
 import { dbOf, type ServiceContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
+import { isSafeText } from '../schemas.js';
 
 type PublicContext = Pick<ServiceContext, 'database' | 'tx'>;
 
@@ -15,13 +16,18 @@ export interface EventRef {
 export function eventRefKey(ref: string): string {
   const trimmed = ref.trim();
   const link = /^https?:\/\/(?:www\.)?polymarket\.com\/event\/([^/?#\s]+)/i.exec(trimmed);
-  return link ? decodeURIComponent(link[1]!) : trimmed;
+  if (!link) return trimmed;
+  try {
+    return decodeURIComponent(link[1]!);
+  } catch {
+    return link[1]!; // a stray % is part of no slug; the lookup answers not found
+  }
 }
 
 /** A catalog event by its Polymarket link, slug or id. */
 export async function findEvent({ ctx, input }: { ctx: PublicContext; input: { ref: string } }): Promise<EventRef> {
   const key = eventRefKey(input.ref);
-  if (key === '' || key.length > 300) throw validationError('Give an event link, slug or id');
+  if (key === '' || key.length > 300 || !isSafeText(key)) throw validationError('Give an event link, slug or id');
   const [row] = await dbOf(ctx)
     .select({ id: catalogEvents.id, slug: catalogEvents.slug, title: catalogEvents.title })
     .from(catalogEvents)
@@ -40,7 +46,7 @@ export async function findMarket({
   input: { marketId: string };
 }): Promise<{ id: string; question: string; eventId: string }> {
   const marketId = input.marketId.trim();
-  if (marketId === '' || marketId.length > 200) throw validationError('Give a market id');
+  if (marketId === '' || marketId.length > 200 || !isSafeText(marketId)) throw validationError('Give a market id');
   const [row] = await dbOf(ctx)
     .select({ id: catalogMarkets.id, question: catalogMarkets.question, eventId: catalogMarkets.eventId })
     .from(catalogMarkets)

@@ -2,7 +2,7 @@ import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
-import { Id } from '../schemas.js';
+import { WatchlistIdInput } from '../watchlists/schemas.js';
 import { SUBSCRIPTION_NOT_FOUND } from './owned.js';
 import { SubscriptionIdInput } from './schemas.js';
 import { loadSubscriptionView, loadSubscriptionViews, type SubscriptionView } from './view.js';
@@ -17,7 +17,7 @@ export async function listSubscriptions({
 }): Promise<SubscriptionView[]> {
   const db = dbOf(ctx);
   if (input.watchlistId === undefined) return loadSubscriptionViews(db, { accountId: ctx.account.id });
-  const watchlistId = parseInput(Id, input.watchlistId);
+  const { watchlistId } = parseInput(WatchlistIdInput, input);
   await requireOwnedWatchlist(db, ctx.account.id, watchlistId);
   return loadSubscriptionViews(db, { accountId: ctx.account.id, watchlistId });
 }

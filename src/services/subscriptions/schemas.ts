@@ -7,7 +7,12 @@ import {
   TRIGGER_INTERVALS,
   TRIGGER_TYPES,
 } from '../../domain/enums.js';
-import { futureDate, Id } from '../schemas.js';
+import { thresholdFraction } from '../../engine/rules.js';
+import { MIN_STEP } from '../../engine/step-levels.js';
+import { futureDate, Id, isSafeText, UNSAFE_TEXT_MESSAGE } from '../schemas.js';
+
+// The engine's smallest step as the percentage a user writes (0.01).
+const MIN_STEP_PERCENT = Number((MIN_STEP * 100).toPrecision(12));
 
 const ThresholdPercent = z
   .number({ error: 'threshold_percent must be a number' })
@@ -33,11 +38,20 @@ export const SubscriptionTypeConfig = z
     message: `a Crossing Step threshold_percent must be at most ${MAX_STEP_PERCENT}`,
     path: ['config', 'params', 'threshold_percent'],
     params: { code: 'step_too_big', bound: MAX_STEP_PERCENT },
+  })
+  // Judged as the engine sees the step (the same rounding and bound), so what is accepted can fire.
+  .refine((c) => c.type !== 'Crossing Step' || thresholdFraction(c.config.params.threshold_percent) >= MIN_STEP, {
+    message: `a Crossing Step threshold_percent must be at least ${MIN_STEP_PERCENT}`,
+    path: ['config', 'params', 'threshold_percent'],
+    params: { code: 'step_too_small', bound: MIN_STEP_PERCENT },
   });
 export type SubscriptionTypeConfig = z.output<typeof SubscriptionTypeConfig>;
 
 const HttpUrl = (field: string) =>
-  z.url({ protocol: /^https?$/, error: `${field} must be an http or https URL` }).max(2048, `${field} is too long`);
+  z
+    .url({ protocol: /^https?$/, error: `${field} must be an http or https URL` })
+    .max(2048, `${field} is too long`)
+    .refine(isSafeText, UNSAFE_TEXT_MESSAGE);
 
 // Each channel type carries exactly its own setting (API.md); the spec lists no others.
 export const Channel = z.discriminatedUnion(

@@ -1,18 +1,17 @@
 import { z } from 'zod';
 import { MATCH_OPERATORS } from '../../domain/enums.js';
-import { Id } from '../schemas.js';
+import { Id, text } from '../schemas.js';
 
-const Name = z.string().trim().min(1, 'name must not be empty').max(200, 'name is at most 200 characters');
+const Name = text().trim().min(1, 'name must not be empty').max(200, 'name is at most 200 characters');
 const MatchOperator = z.enum(MATCH_OPERATORS, { error: 'must be "OR" or "AND"' });
 // Tag slugs as the venue writes them; normalised so "Politics " and "politics" are one tag.
-const TagSlug = z
-  .string()
+const TagSlug = text()
   .trim()
   .toLowerCase()
   .min(1, 'tag slug must not be empty')
   .max(100, 'tag slug is at most 100 characters')
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'tag slug may hold only letters, digits and hyphens');
-const Phrase = z.string().trim().min(1, 'keyphrase must not be empty').max(200, 'keyphrase is at most 200 characters');
+const Phrase = text().trim().min(1, 'keyphrase must not be empty').max(200, 'keyphrase is at most 200 characters');
 
 export const Keyphrase = z.strictObject({ text: Phrase, include: z.boolean().default(true) });
 export const TagTerm = z.strictObject({ tagSlug: TagSlug, include: z.boolean().default(true) });
@@ -75,17 +74,17 @@ export const DeleteWatchlistInput = z.strictObject({ watchListId: Id });
 export type DeleteWatchlistInput = z.input<typeof DeleteWatchlistInput>;
 export const WatchlistIdInput = z.object({ watchlistId: Id });
 export type WatchlistIdInput = z.input<typeof WatchlistIdInput>;
-export const PutEventInput = z.object({ watchlistId: Id, eventId: Id, selection: EventSelection });
-export const RemoveEventInput = z.object({ watchlistId: Id, eventId: Id });
-export type RemoveEventInput = z.input<typeof RemoveEventInput>;
+/** The path of `PUT` and `DELETE /watchlists/{watchlistId}/events/{eventId}`. */
+export const WatchlistEventInput = z.object({ watchlistId: Id, eventId: Id });
+export type WatchlistEventInput = z.input<typeof WatchlistEventInput>;
 
 // The chat use cases: a watchlist by its id or name, an event by its link, slug or id.
-export const WatchlistRef = z.string().trim().min(1, 'give a watchlist id or name').max(200, 'watchlist id or name is too long');
-export const WatchEventInput = z.object({ event: z.string(), watchlist: WatchlistRef.optional() });
+export const WatchlistRef = text().trim().min(1, 'give a watchlist id or name').max(200, 'watchlist id or name is too long');
+export const WatchEventInput = z.object({ event: text(), watchlist: WatchlistRef.optional() });
 export type WatchEventInput = z.input<typeof WatchEventInput>;
-export const UnwatchEventInput = z.object({ event: z.string() });
+export const UnwatchEventInput = z.object({ event: text() });
 export type UnwatchEventInput = z.input<typeof UnwatchEventInput>;
 export const WatchlistRefInput = z.object({ watchlist: WatchlistRef });
 export type WatchlistRefInput = z.input<typeof WatchlistRefInput>;
-export const RenameWatchlistByRefInput = z.object({ watchlist: WatchlistRef, name: z.string() });
+export const RenameWatchlistByRefInput = z.object({ watchlist: WatchlistRef, name: text() });
 export type RenameWatchlistByRefInput = z.input<typeof RenameWatchlistByRefInput>;
