@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -6,6 +5,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
+import { preparePrivateDataDir } from './private-files.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -49,7 +49,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.maxConnections ?? 10);
   if (options.pglite) return wrapPglite(options.pglite);
   const dataDir = options.dataDir ?? './data';
-  await mkdir(dataDir, { recursive: true });
+  await preparePrivateDataDir(dataDir);
   return wrapPglite(await PGlite.create(dataDir));
 }
 
