@@ -13,8 +13,9 @@ export interface StopSignalOptions {
  * closed) and exits 0. A second signal, or a drain still running at the deadline, exits 1 at once:
  * the operator asked twice, or something hangs; whatever was not drained is picked up by the next
  * start (deliveries' leases expire, firings not yet written are found again from the stored prices).
+ * Answers a function that removes the handlers.
  */
-export function exitOnStopSignals(stop: () => Promise<void>, logger: Logger, options: StopSignalOptions = {}): void {
+export function exitOnStopSignals(stop: () => Promise<void>, logger: Logger, options: StopSignalOptions = {}): () => void {
   const { deadlineMs = STOP_DEADLINE_MS, exit = (code) => process.exit(code) } = options;
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -38,4 +39,8 @@ export function exitOnStopSignals(stop: () => Promise<void>, logger: Logger, opt
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
 }
