@@ -3,8 +3,15 @@ import type { Logger } from './logger.js';
 /** The whole drain must fit in docker's and systemd's usual grace before SIGKILL. */
 export const STOP_DEADLINE_MS = 10_000;
 
+/**
+ * A signal this soon after the first is the same request delivered twice: Ctrl-C under `npm start`
+ * reaches the service from the terminal and again as npm forwards it.
+ */
+const ECHO_WINDOW_MS = 500;
+
 export interface StopSignalOptions {
   deadlineMs?: number;
+  echoWindowMs?: number;
   exit?: (code: number) => void;
 }
 
@@ -16,14 +23,17 @@ export interface StopSignalOptions {
  * Answers a function that removes the handlers.
  */
 export function exitOnStopSignals(stop: () => Promise<void>, logger: Logger, options: StopSignalOptions = {}): () => void {
-  const { deadlineMs = STOP_DEADLINE_MS, exit = (code) => process.exit(code) } = options;
+  const { deadlineMs = STOP_DEADLINE_MS, echoWindowMs = ECHO_WINDOW_MS, exit = (code) => process.exit(code) } = options;
   let stopping = false;
+  let firstAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping && Date.now() - firstAt < echoWindowMs) return;
     if (stopping) {
       logger.warn({ signal }, 'second stop signal: exiting before the drain finished');
       return exit(1);
     }
     stopping = true;
+    firstAt = Date.now();
     logger.info({ signal, deadlineMs }, 'shutting down');
     setTimeout(() => {
       logger.error({ deadlineMs }, 'shutdown passed its deadline: exiting before the drain finished');

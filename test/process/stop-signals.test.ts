@@ -36,8 +36,23 @@ describe('stop signals', () => {
   it('a second signal exits 1 at once, without waiting for the drain', async () => {
     const exits = setup(() => new Promise(() => {}));
     process.emit('SIGINT', 'SIGINT');
-    process.emit('SIGTERM', 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(exits).toEqual([]);
+    process.emit('SIGINT', 'SIGINT');
     expect(exits.map((e) => e.code)).toEqual([1]);
+  });
+
+  it('takes the same Ctrl-C delivered twice at once (terminal and npm) as one request', async () => {
+    let stops = 0;
+    const exits = setup(async () => {
+      stops++;
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    process.emit('SIGINT', 'SIGINT');
+    process.emit('SIGINT', 'SIGINT');
+    await until(() => exits.length > 0);
+    expect(stops).toBe(1);
+    expect(exits.map((e) => e.code)).toEqual([0]);
   });
 
   it('a drain still running at the deadline exits 1', async () => {
