@@ -156,11 +156,12 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
 
   async function release(claims: readonly ClaimedDelivery[]) {
     if (claims.length === 0) return;
-    const released = await releaseClaims(database, claims).catch((err: unknown) => {
+    try {
+      const released = await releaseClaims(database, claims);
+      logger.info({ released, claimed: claims.length }, 'released unsent claims back to the queue');
+    } catch (err) {
       logger.error({ err, deliveries: claims.length }, 'releasing claims failed; their leases will expire');
-      return 0;
-    });
-    logger.info({ released, claimed: claims.length }, 'released unsent claims back to the queue');
+    }
   }
 
   /** Resolves once every outcome queued for recording is written. */
