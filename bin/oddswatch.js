@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// The package's CLI: runs src/cli/main.ts through tsx so no build step is needed.
-import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+// The package's CLI: the compiled dist/cli/main.js (`npm run build`, or any `npm start`, makes it).
+import { existsSync } from 'node:fs';
 
-const require = createRequire(import.meta.url);
-const tsx = require.resolve('tsx/cli');
-const entry = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const result = spawnSync(process.execPath, [tsx, entry, ...process.argv.slice(2)], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('oddswatch: dist/ is missing; run `npm run build` in the package folder first.\n');
+  process.exit(1);
+}
+await import(entry.href);

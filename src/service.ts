@@ -31,6 +31,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const started = Date.now();
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const stops: (() => Promise<void>)[] = [];
+  // Stopped first, before the roles drain: whatever brings new work in (REST, admin, live streams).
+  const intake: (() => Promise<void>)[] = [];
   try {
     await migrate(database);
     const deps = { database, config, logger };
@@ -76,8 +78,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       });
       const { port } = server.address() as AddressInfo;
       url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
-      stops.push(() => closeServer(server));
-      stops.push(() => inboxStream.close()); // runs first: open streams would hold the server's close
+      intake.push(() => inboxStream.close()); // before the server: open streams would hold its close
+      intake.push(() => closeServer(server));
     }
     if (config.ROLES.has('engine')) {
       const { startEngineRole } = await import('./engine/runner/role.js');
@@ -91,7 +93,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     }
     if (database.kind === 'pglite') {
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });
-      stops.push(() => admin.close());
+      intake.unshift(() => admin.close());
     }
     logger.info({ url, roles: [...config.ROLES], database: database.kind, startMs: Date.now() - started }, 'Oddswatch started');
     return {
@@ -99,13 +101,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       url,
       venue,
       async stop() {
-        for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop step failed'));
+        for (const stop of [...intake, ...stops.reverse()]) await stop().catch((err) => logger.error({ err }, 'stop step failed'));
         await database.close();
         logger.info('Oddswatch stopped');
       },
     };
   } catch (err) {
-    for (const stop of stops.reverse()) await stop().catch(() => {});
+    for (const stop of [...intake, ...stops.reverse()]) await stop().catch(() => {});
     await database.close();
     throw err;
   }
@@ -114,8 +116,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
-    // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+    // Idle keep-alive sockets would hold close() open; in-flight requests get 3 s to finish, a
+    // slice of the 10 s shutdown deadline (src/shutdown.ts) that leaves the roles time to drain.
     server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    setTimeout(() => server.closeAllConnections(), 3_000).unref();
   });
 }

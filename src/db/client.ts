@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -6,6 +5,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
+import { createPrivateDataDir, makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -49,8 +49,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.maxConnections ?? 10);
   if (options.pglite) return wrapPglite(options.pglite);
   const dataDir = options.dataDir ?? './data';
-  await mkdir(dataDir, { recursive: true });
-  return wrapPglite(await PGlite.create(dataDir));
+  await createPrivateDataDir(dataDir);
+  const pg = await PGlite.create(dataDir);
+  await makeTreePrivate(dataDir);
+  return wrapPglite(pg, dataDir);
 }
 
 /** The rows of a raw query on either engine: PGlite answers `{ rows }`, postgres.js an array. */
@@ -59,7 +61,8 @@ export async function queryRows<T extends Record<string, unknown>>(on: Queryable
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
-function wrapPglite(pg: PGlite): Database {
+/** `dataDir`: the folder PGlite keeps its files in, made private again once closed. */
+function wrapPglite(pg: PGlite, dataDir?: string): Database {
   const db = drizzlePglite(pg, { schema }) as unknown as Db;
   return {
     kind: 'pglite',
@@ -77,7 +80,9 @@ function wrapPglite(pg: PGlite): Database {
       return { release: async () => {} };
     },
     async close() {
-      if (!pg.closed) await pg.close();
+      if (pg.closed) return;
+      await pg.close();
+      if (dataDir) await makeTreePrivate(dataDir);
     },
   };
 }

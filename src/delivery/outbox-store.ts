@@ -146,3 +146,19 @@ export async function recordAttempts(database: Database, records: AttemptRecord[
     return kept;
   });
 }
+
+/**
+ * Gives claimed deliveries back to the queue unsent (a stopping worker's): the lease is cleared
+ * where this worker still holds it, `attempts` stays, so the next claim sends them as the same try.
+ * Answers how many were released.
+ */
+export async function releaseClaims(database: Database, deliveries: readonly ClaimedDelivery[]): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const values = deliveries.map((d) => sql`(${d.id}::text, ${d.lease}::timestamptz)`);
+  const released = await database.rows<{ id: string }>(sql`
+    update deliveries d set lease_until = null, updated_at = now()
+    from (values ${sql.join(values, sql`, `)}) as v(id, lease)
+    where d.id = v.id and d.status = 'PENDING' and d.lease_until = v.lease
+    returning d.id`);
+  return released.length;
+}

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from './enqueue.js';
-import { claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
 
@@ -18,12 +18,20 @@ export interface DeliveryWorkerOptions {
   leaseMs?: number;
   pollMs?: number;
   workerId?: string;
+  /** How long `stop()` waits for the sends in flight before giving them back to the queue. */
+  drainMs?: number;
 }
 
 export interface DeliveryWorker {
-  /** Stops claiming and waits for the sends in flight. */
+  /**
+   * Stops claiming and waits (up to `drainMs`) for the sends in flight and their records; claims
+   * whose send has not answered by then are released back to the queue, unsent as far as we know.
+   */
   stop(): Promise<void>;
 }
+
+/** The default send timeout: most sends in flight finish in it, within the 10 s shutdown deadline. */
+const DEFAULT_DRAIN_MS = 5000;
 
 /** Most attempts recorded in one transaction. */
 const RECORD_BATCH = 500;
@@ -35,7 +43,7 @@ const RECORD_BATCH = 500;
  * sends in flight; claiming pauses while a full batch of outcomes waits to be recorded.
  */
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
-  const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000 } = opts;
+  const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000, drainMs = DEFAULT_DRAIN_MS } = opts;
   const logger = opts.logger.child({ worker: opts.workerId ?? newId() });
   const inFlight = new Set<Promise<void>>();
   const retryTimers = new Set<NodeJS.Timeout>();
@@ -44,6 +52,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   let again = false;
   /** Sends in flight: bounded by the concurrency. A delivery whose outcome awaits recording no longer counts. */
   let sending = 0;
+  /** The claims of those sends: a stop that cannot wait for them releases them. */
+  const unanswered = new Map<string, ClaimedDelivery>();
 
   const wake = () => {
     if (!running) return;
@@ -63,13 +73,16 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
           return [];
         });
         if (claimed.length === 0) break;
-        for (const delivery of claimed) track(delivery);
+        // Claimed while stopping: not sent, given back at once rather than left to the lease.
+        if (!running) await release(claimed);
+        else for (const delivery of claimed) track(delivery);
       }
     } while (again && running);
   }
 
   function track(delivery: ClaimedDelivery & { context: SendContext }) {
     sending++;
+    unanswered.set(delivery.id, delivery);
     const work: Promise<void> = deliver(delivery, delivery.context)
       .catch((err: unknown) => logger.error({ err, deliveryId: delivery.id }, 'delivery failed unexpectedly'))
       .finally(() => {
@@ -86,6 +99,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       result = await send(delivery, buildJob(delivery, context, attempt, config));
     } finally {
       sending--;
+      unanswered.delete(delivery.id);
       wake(); // the slot is free: claim more while this outcome is recorded
     }
     const next = nextAttempt({
@@ -141,6 +155,21 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     }
   }
 
+  async function release(claims: readonly ClaimedDelivery[]) {
+    if (claims.length === 0) return;
+    try {
+      const released = await releaseClaims(database, claims);
+      logger.info({ released, claimed: claims.length }, 'released unsent claims back to the queue');
+    } catch (err) {
+      logger.error({ err, deliveries: claims.length }, 'releasing claims failed; their leases will expire');
+    }
+  }
+
+  /** Resolves once every outcome queued for recording is written. */
+  async function recorded() {
+    while (recording || toRecord.length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   function scheduleWake(delayMs: number) {
     if (!running) return;
     const timer = setTimeout(() => {
@@ -161,7 +190,16 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       for (const timer of retryTimers) clearTimeout(timer);
       await unlisten().catch(() => {});
       await pumping;
-      await Promise.all(inFlight);
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        Promise.all(inFlight).then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
+      ]);
+      clearTimeout(timer);
+      if (drained) return;
+      // Sends still waiting for an answer are given back; outcomes already answered get recorded.
+      await release([...unanswered.values()]);
+      await recorded();
     },
   };
 }

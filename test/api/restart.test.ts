@@ -1,49 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, killLeftovers, ROOT, runCli, serviceEnv, startBuiltService, stopService } from '../support/service-process.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
+// The production start (`node dist/main.js`, as `npm start` and the image run it): tsx in between
+// would SIGKILL a service still draining 30 ms after SIGTERM, and the exit code would be 143.
 const dirs: string[] = [];
+const childEnv = (dataDir: string) => serviceEnv(dataDir, { ROLES: 'api' });
+const startService = (dataDir: string) => startBuiltService(childEnv(dataDir));
+const cli = (dataDir: string, args: string[]) => runCli(childEnv(dataDir), args);
 
-function childEnv(dataDir: string) {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ROLES: 'api' };
-  delete env.DATABASE_URL;
-  return env;
-}
-
-/** Starts `src/main.ts` and resolves with its URL and anything printed before it was ready. */
-function startService(dataDir: string): Promise<{ child: ChildProcess; url: string; printed: string[] }> {
-  const child = spawn(tsx, ['src/main.ts'], { cwd: root, env: childEnv(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
-  const printed: string[] = [];
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`service exited early with ${code}: ${printed.join('\n')}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      printed.push(line);
-      if (line.includes('"Oddswatch started"')) resolve({ child, url: JSON.parse(line).url, printed });
-    });
-  });
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-}
-
-function cli(dataDir: string, args: string[]): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: childEnv(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
-  let stdout = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout })));
-}
+beforeAll(ensureBuilt, 180_000);
 
 afterAll(async () => {
+  killLeftovers();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
@@ -68,7 +40,7 @@ describe('the service process on a PGlite data dir', () => {
     expect(Object.keys(account).sort()).toEqual(['token', 'userId']);
     expect(account.token).toMatch(/^ow_/);
 
-    expect(await stop(first.child)).toBe(0);
+    expect((await stopService(first)).code).toBe(0);
 
     // With no service running, the CLI opens the database itself.
     const direct = await cli(dataDir, ['tokens', 'create', '--user', account.userId, '--json']);
@@ -86,12 +58,12 @@ describe('the service process on a PGlite data dir', () => {
         expect(((await me.json()) as { userId: string }).userId).toBe(account.userId);
       }
     } finally {
-      expect(await stop(again.child)).toBe(0);
+      expect((await stopService(again)).code).toBe(0);
     }
   }, 90_000);
 
   it('refuses a bad setting, naming it', async () => {
-    const child = spawn(tsx, ['src/main.ts'], { cwd: root, env: { ...childEnv('/tmp/unused'), PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...childEnv('/tmp/unused'), PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     const code = await new Promise((resolve) => child.once('exit', resolve));

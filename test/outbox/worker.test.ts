@@ -227,3 +227,50 @@ describe(`delivery worker (${engineName})`, () => {
     }
   });
 });
+
+describe(`delivery worker stop (${engineName})`, () => {
+  async function deliveryState(notificationId: string) {
+    const [row] = await env.database.rows<{ status: string; attempts: number; claimed: boolean }>(
+      sql`select status, attempts, lease_until is not null as claimed from deliveries where notification_id = ${notificationId}`,
+    );
+    return row;
+  }
+
+  it('waits for a send in flight and records it, leaving nothing claimed', async () => {
+    const a = await env.newAccount();
+    const hook = await receiver((_req, res) => void setTimeout(() => json(res, 200, { ok: true }), 300));
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const worker = await startWorker(env.database, env.config, { drainMs: 5000 });
+    const { id } = await fire(env, a, sub);
+    await waitFor(() => hook.requests.some((r) => r.headers['webhook-id'] === id));
+    await worker.stop();
+    expect(await deliveryState(id)).toEqual({ status: 'SENT', attempts: 1, claimed: false });
+  });
+
+  it('gives a send that has not answered by the drain limit back to the queue; the next worker sends it with the same id', async () => {
+    const a = await env.newAccount();
+    const held: import('node:http').ServerResponse[] = [];
+    let answer = false;
+    const hook = await receiver((_req, res) => (answer ? json(res, 200, { ok: true }) : held.push(res)));
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const worker = await startWorker(env.database, env.config, { drainMs: 200 });
+    const { id } = await fire(env, a, sub);
+    await waitFor(() => hook.requests.some((r) => r.headers['webhook-id'] === id));
+
+    const started = Date.now();
+    await worker.stop();
+    // Well before the 2 s send timeout: the stop did not wait for the receiver.
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(await deliveryState(id)).toEqual({ status: 'PENDING', attempts: 0, claimed: false });
+
+    answer = true;
+    for (const res of held) res.destroy();
+    const next = await startWorker(env.database, env.config);
+    try {
+      await waitFor(async () => (await deliveryState(id))?.status === 'SENT');
+      expect(hook.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(2);
+    } finally {
+      await next.stop();
+    }
+  });
+});

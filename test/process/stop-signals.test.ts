@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { exitOnStopSignals } from '../../src/shutdown.js';
+
+// The signal handling of src/main.ts, driven in-process: `process.emit` runs the handlers without
+// delivering a real signal, and `exit` is recorded instead of ending the test's process.
+
+const logger = createLogger('silent');
+let dispose: (() => void) | undefined;
+afterEach(() => dispose?.());
+
+function setup(stop: () => Promise<void>, deadlineMs = 10_000) {
+  const exits: { code: number; atMs: number }[] = [];
+  const started = Date.now();
+  dispose = exitOnStopSignals(stop, logger, { deadlineMs, exit: (code) => void exits.push({ code, atMs: Date.now() - started }) });
+  return exits;
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+describe('stop signals', () => {
+  it('SIGTERM stops the service once and exits 0 when the drain finishes', async () => {
+    let stops = 0;
+    const exits = setup(async () => {
+      stops++;
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    process.emit('SIGTERM', 'SIGTERM');
+    await until(() => exits.length > 0);
+    expect(stops).toBe(1);
+    expect(exits.map((e) => e.code)).toEqual([0]);
+  });
+
+  it('a second signal exits 1 at once, without waiting for the drain', async () => {
+    const exits = setup(() => new Promise(() => {}));
+    process.emit('SIGINT', 'SIGINT');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(exits).toEqual([]);
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits.map((e) => e.code)).toEqual([1]);
+  });
+
+  it('takes the same Ctrl-C delivered twice at once (terminal and npm) as one request', async () => {
+    let stops = 0;
+    const exits = setup(async () => {
+      stops++;
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    process.emit('SIGINT', 'SIGINT');
+    process.emit('SIGINT', 'SIGINT');
+    await until(() => exits.length > 0);
+    expect(stops).toBe(1);
+    expect(exits.map((e) => e.code)).toEqual([0]);
+  });
+
+  it('a drain still running at the deadline exits 1', async () => {
+    const exits = setup(() => new Promise(() => {}), 100);
+    process.emit('SIGTERM', 'SIGTERM');
+    await until(() => exits.length > 0);
+    expect(exits.map((e) => e.code)).toEqual([1]);
+    expect(exits[0]!.atMs).toBeGreaterThanOrEqual(95);
+  });
+
+  it('a failed drain exits 1', async () => {
+    const exits = setup(() => Promise.reject(new Error('database gone')));
+    process.emit('SIGTERM', 'SIGTERM');
+    await until(() => exits.length > 0);
+    expect(exits.map((e) => e.code)).toEqual([1]);
+  });
+});
