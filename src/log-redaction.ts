@@ -64,9 +64,14 @@ export function logObjectWithoutSqlValues(obj: Record<string, unknown>): Record<
 
 const R = '[redacted]';
 
+const LOOPBACK_HOST = /^https?:\/\/(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
+const isLoopbackOrigin = (origin: string) => LOOPBACK_HOST.test(origin);
+
 // Applied to the JSON text of every line. No pattern can match a `"` or a `\`, so the line stays
 // valid JSON; the drizzle fallback stops at the end of the JSON string it is in.
-const SECRET_SHAPES: [RegExp, string][] = [
+type Replacement = string | ((match: string, ...groups: string[]) => string);
+
+const SECRET_SHAPES: [RegExp, Replacement][] = [
   // drizzle's message when it reaches a line some other way (e.g. a log call without its own msg)
   [/\\nparams: (?:[^"\\]|\\.)*/g, `\\nparams: ${R}`],
   // API tokens and webhook signing secrets
@@ -76,8 +81,9 @@ const SECRET_SHAPES: [RegExp, string][] = [
   [/\d+:[A-Za-z0-9_-]{35}/g, R],
   // Discord webhook paths, even without a host
   [/\/api\/webhooks\/[^\s"\\]+/g, `/api/webhooks/${R}`],
-  // Any absolute URL keeps its origin only: a webhook URL's path and query are its credential.
-  [/(https?:\/\/[^/\s"\\?#]+)[/?#][^\s"\\]*/g, `$1/${R}`],
+  // Any absolute URL keeps its origin only: a webhook URL's path and query are its credential. A
+  // loopback URL (this machine's own listeners: the API, the simulator's control) keeps its path.
+  [/(https?:\/\/[^/\s"\\?#]+)([/?#][^\s"\\]*)/g, (_match, origin, rest) => `${origin}${isLoopbackOrigin(origin) ? rest.replace(/[?#].*$/, '') : `/${R}`}`],
   // Credentials in a query string that is not part of an absolute URL (e.g. a request's own URL)
   [/([?&](?:access_token|token|secret|api_key|apikey|key|password|signature|sig)=)[^&\s"\\]*/gi, `$1${R}`],
 ];
@@ -85,7 +91,9 @@ const SECRET_SHAPES: [RegExp, string][] = [
 /** The line with every known secret shape replaced. */
 export function redactSecrets(line: string): string {
   let out = line;
-  for (const [pattern, replacement] of SECRET_SHAPES) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of SECRET_SHAPES) {
+    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  }
   return out;
 }
 

@@ -142,4 +142,12 @@ describe(`secrets stay out of the logs (${engineName})`, () => {
     expect((lines[0]!.err as { message: string }).message).toContain('https://api.telegram.org/[redacted]');
     expect(lines[1]!.msg).toBe('delivery to https://hooks.example.com/[redacted] failed');
   });
+
+  it("this machine's own listeners keep their path in the log (an operator copies them), but not their query", () => {
+    const log = capture();
+    log.logger.info({ controlUrl: 'http://127.0.0.1:3100/control', url: 'http://localhost:3000/docs?access_token=x1' }, 'venue simulator listening');
+    const [line] = log.lines();
+    expect(line!.controlUrl).toBe('http://127.0.0.1:3100/control');
+    expect(line!.url).toBe('http://localhost:3000/docs');
+  });
 });
