@@ -33,8 +33,17 @@ export interface Database {
    * objid = key2, objsubid = 2). The lock lives on a reserved connection of its own, so it goes when
    * the process's session ends.
    */
-  tryAdvisoryLock(key: number, key2?: number): Promise<{ release(): Promise<void> } | undefined>;
+  tryAdvisoryLock(key: number, key2?: number): Promise<AdvisoryLock | undefined>;
   close(): Promise<void>;
+}
+
+export interface AdvisoryLock {
+  /**
+   * Whether the lock is still ours: false once its connection broke (the server then freed it and
+   * another process may hold it now). Errors count as false.
+   */
+  held(): Promise<boolean>;
+  release(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
@@ -74,7 +83,7 @@ function wrapPglite(pg: PGlite): Database {
     // One PGlite connection per process: there is no one else to wait for.
     withAdvisoryLock: (_key, fn) => fn(),
     async tryAdvisoryLock() {
-      return { release: async () => {} };
+      return { held: async () => !pg.closed, release: async () => {} };
     },
     async close() {
       if (!pg.closed) await pg.close();
@@ -115,6 +124,13 @@ function openPostgres(url: string, max: number): Database {
         return undefined;
       }
       return {
+        async held() {
+          // The reserved connection holds this lock and nothing else; a reconnected one holds none.
+          const rows = await reserved`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted and pid = pg_backend_pid()`.catch(
+            () => [{ n: 0 }],
+          );
+          return Number(rows[0]?.n ?? 0) > 0;
+        },
         async release() {
           const unlock = key2 === undefined ? reserved`select pg_advisory_unlock(${key})` : reserved`select pg_advisory_unlock(${key}::int, ${key2}::int)`;
           await unlock.catch(() => {});

@@ -10,7 +10,7 @@ import { authenticateBearer } from '../services/tokens/index.js';
 import type { ServiceContext } from '../services/context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
-import { createHttpMetrics } from './metrics.js';
+import { createHttpMetrics, type MetricSources } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { byIp, minuteLimiter } from './rate-limit.js';
 import { expressPath, RawBody, type RouteDef, type StreamRoute } from './route.js';
@@ -33,6 +33,8 @@ export interface AppDeps {
    * signatures over the exact bytes).
    */
   webhooks?: { path: string; handler: RequestHandler; rawBody?: boolean }[];
+  /** State shown in /metrics beyond HTTP (the chat bots). */
+  metricSources?: MetricSources;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
@@ -42,7 +44,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
-  const metrics = createHttpMetrics();
+  const metrics = createHttpMetrics(deps.metricSources);
 
   app.use(
     pinoHttp({
