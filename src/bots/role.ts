@@ -28,13 +28,15 @@ export interface BotsRoleOptions {
 export async function startBotsRole(deps: SystemDeps, options: BotsRoleOptions = {}): Promise<BotsRole> {
   const { config, database, logger } = deps;
   const supervised: SupervisedBot[] = [];
+  // The holder locks live on a session of their own, so a holder whose session died finds out.
+  const locks = database.lockSession();
   const supervise = (connector: BotConnector, needsHolder: boolean) =>
     supervised.push(
       superviseBot({
         connector,
         logger,
         timing: options.timing,
-        ...(needsHolder ? { acquire: () => database.tryAdvisoryLock(BOT_LOCKS[connector.platform]) } : {}),
+        ...(needsHolder ? { acquire: () => locks.tryLock(BOT_LOCKS[connector.platform]) } : {}),
       }),
     );
 
@@ -61,7 +63,8 @@ export async function startBotsRole(deps: SystemDeps, options: BotsRoleOptions =
     });
     const mode = config.DISCORD_PUBLIC_KEY ? 'http' : 'gateway';
     if (config.DISCORD_PUBLIC_KEY) discordInteractions = discordInteractionsEndpoint(config.DISCORD_PUBLIC_KEY, discord, logger);
-    supervise(discordConnector({ bot: discord, token: config.DISCORD_TOKEN, apiUrl: config.DISCORD_API_URL, mode, logger }), mode === 'gateway');
+    const connector = discordConnector({ bot: discord, token: config.DISCORD_TOKEN, apiUrl: config.DISCORD_API_URL, mode, logger: logger.child({ component: 'discord-bot' }) });
+    supervise(connector, mode === 'gateway');
   } else {
     logger.info('bots role: DISCORD_TOKEN and DISCORD_APPLICATION_ID are not both set; no Discord bot started');
   }
@@ -73,6 +76,7 @@ export async function startBotsRole(deps: SystemDeps, options: BotsRoleOptions =
     status: () => supervised.map((s) => s.status()),
     async stop() {
       await Promise.all(supervised.map((s) => s.stop()));
+      await locks.close();
     },
   };
 }

@@ -154,7 +154,9 @@ export function superviseBot({ connector, logger: parent, acquire, timing: given
     while (!until.aborted) {
       await sleep(timing.holderRetryMs, undefined, { signal: until }).catch(() => {});
       if (until.aborted) return undefined;
-      if (!(await lock.held())) return new Error('lost the holder lock (database connection broken); another process may connect now');
+      // A database that does not answer counts as lost too: better no poller for a moment than two.
+      const held = await Promise.race([lock.held(), sleep(timing.holderRetryMs * 5, false, { ref: false })]);
+      if (!held) return new Error('lost the holder lock (its database session ended); another process may connect now');
     }
     return undefined;
   }

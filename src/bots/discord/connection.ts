@@ -40,8 +40,9 @@ export function discordConnector({ bot, token, apiUrl, mode, logger }: DiscordCo
       await bot.registerCommands(signal);
       registered = true;
     } catch (err) {
-      // A refused token ends the attempt; anything else must not stop the gateway from connecting.
-      if (signal.aborted || isRefusedToken(err) || mode === 'http') throw err;
+      // Discord answered, but not 401 (a bad guild id, say): the gateway may still connect. No
+      // answer at all fails the attempt, as the login needs the same REST API.
+      if (signal.aborted || mode === 'http' || isRefusedToken(err) || !(err instanceof DiscordAPIError)) throw err;
       logger.warn({ error: describe(err, token) }, 'discord: registering the slash commands failed; retried at the next connect');
     }
   }
