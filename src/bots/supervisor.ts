@@ -183,6 +183,18 @@ export function superviseBot({ connector, logger: parent, acquire, timing: given
     throw new Stopped();
   }
 
+  /**
+   * A connection that drops soon after connecting (Telegram's 409 when another deployment polls
+   * with the same token) is retried after a growing pause too, not in a tight loop.
+   */
+  let quickDrops = 0;
+  async function pauseAfterDrop(connectedFor: number) {
+    quickDrops = connectedFor < timing.backoffMaxMs ? quickDrops + 1 : 0;
+    if (quickDrops === 0) return;
+    const ms = Math.min(timing.backoffMaxMs, timing.backoffMinMs * 2 ** (quickDrops - 1)) * (1 + Math.random());
+    await sleep(ms, undefined, { signal }).catch(() => {});
+  }
+
   async function run(): Promise<void> {
     while (!signal.aborted) {
       let lock: AdvisoryLock | undefined;
@@ -190,6 +202,7 @@ export function superviseBot({ connector, logger: parent, acquire, timing: given
         lock = await holdOrStandBy();
         session = await connectWithBackoff();
         set('connected', { failures: 0 });
+        const connectedAt = Date.now();
         logger.info({ mode: connector.mode }, `${connector.platform}: connected`);
         const watching = new AbortController();
         const reason = await Promise.race([
@@ -206,6 +219,9 @@ export function superviseBot({ connector, logger: parent, acquire, timing: given
         const lastError = connector.describe(reason);
         logger.warn({ error: lastError }, `${connector.platform}: the connection ended; reconnecting`);
         set('backoff', { lastError, failures: status.failures + 1 });
+        await lock?.release().catch(() => {});
+        lock = undefined;
+        await pauseAfterDrop(Date.now() - connectedAt);
       } catch (err) {
         if (signal.aborted || err instanceof Stopped) break;
         if (connector.isFatal(err)) {

@@ -9,7 +9,8 @@ import { insertAccountWithToken } from '../../src/services/accounts/index.js';
 import { startService } from '../../src/service.js';
 import { TEST_SETTINGS } from '../support/context.js';
 import { createTestDatabase } from '../support/db.js';
-import { closedPort, hangingServer, refusingServer, type BadPlatform } from './unreachable-platform.js';
+import { startBotsRole } from '../../src/bots/role.js';
+import { closedPort, conflictingBotApi, hangingServer, refusingServer, type BadPlatform } from './unreachable-platform.js';
 
 const TELEGRAM_TOKEN = '123456:SECRET-telegram-token';
 const DISCORD_TOKEN = 'SECRET.discord.token';
@@ -137,5 +138,23 @@ describe('a chat platform never takes the service down', () => {
       await platform.close();
     }
     expect(s.raw.join('\n')).not.toContain(TELEGRAM_TOKEN);
+  });
+
+  it('another deployment polling the same token (409): shown as backoff and retried with growing pauses, not in a loop', async () => {
+    const api = await conflictingBotApi();
+    const database = await createTestDatabase();
+    const config = parseConfig({ ...TEST_SETTINGS, TELEGRAM_BOT_TOKEN: TELEGRAM_TOKEN, TELEGRAM_API_URL: api.url });
+    const role = await startBotsRole({ database, config, logger: createLogger('silent') }, { timing: { backoffMinMs: 200, backoffMaxMs: 60_000 } });
+    try {
+      await expect.poll(() => role.status()[0]?.lastError ?? '', { timeout: 10_000 }).toContain('409');
+      await new Promise((r) => setTimeout(r, 2000));
+      // Pauses of 0.2–0.4 s, then 0.4–0.8 s, 0.8–1.6 s …: a handful of reconnects, not hundreds.
+      expect(api.count('getMe')).toBeLessThanOrEqual(6);
+      expect(['backoff', 'connected']).toContain(role.status()[0]?.state);
+    } finally {
+      await role.stop();
+      await api.close();
+      await database.drop();
+    }
   });
 });

@@ -59,3 +59,36 @@ export async function refusingServer(): Promise<BadPlatform> {
       }),
   };
 }
+
+/**
+ * A Bot API where another deployment already polls with this token: everything works but
+ * getUpdates, which Telegram then answers 409 Conflict. Counts the calls per method.
+ */
+export async function conflictingBotApi(): Promise<BadPlatform & { count(method: string): number }> {
+  const counts = new Map<string, number>();
+  const me = { id: 42, is_bot: true, first_name: 'Oddswatch', username: 'OddswatchTestBot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false };
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const method = /\/(\w+)$/.exec(req.url ?? '')?.[1] ?? '';
+      counts.set(method, (counts.get(method) ?? 0) + 1);
+      res.setHeader('content-type', 'application/json');
+      if (method === 'getUpdates') {
+        res.statusCode = 409;
+        return res.end(JSON.stringify({ ok: false, error_code: 409, description: 'Conflict: terminated by other getUpdates request' }));
+      }
+      res.end(JSON.stringify({ ok: true, result: method === 'getMe' ? me : true }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    count: (method) => counts.get(method) ?? 0,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
