@@ -6,6 +6,7 @@ import { openDatabase, type Database } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startFakeBotApi, type FakeBotApi } from './fake-bot-api.js';
+import { startFakeDiscordGateway } from './fake-discord-gateway.js';
 
 const TOKEN = '123456:HOLDER-token';
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -95,6 +96,25 @@ describe.skipIf(!process.env.DATABASE_URL)('one Telegram poller per database (ne
     await new Promise((r) => setTimeout(r, 800));
     expect(polls(idle)).toBe(before[1]);
     expect(polls(poller)).toBeGreaterThan(before[0]!);
+  });
+
+  it('one Discord gateway session per database: the standby logs in only after the holder stops', async () => {
+    const gateway = await startFakeDiscordGateway('4242');
+    const config = { ...env.config, TELEGRAM_BOT_TOKEN: undefined, DISCORD_TOKEN: 'gateway-token', DISCORD_APPLICATION_ID: '4242', DISCORD_API_URL: gateway.url };
+    const first = await startBotsRole({ database: env.database, config, logger }, { timing });
+    const other = await startBotsRole({ database: second, config, logger }, { timing });
+    try {
+      await expect.poll(() => [first, other].map((r) => r.status()[0]?.state).sort(), { timeout: 10_000 }).toEqual(['connected', 'standby']);
+      expect(gateway.sessions()).toBe(1);
+      const [holder, standby] = first.status()[0]?.state === 'connected' ? [first, other] : [other, first];
+      await holder.stop();
+      await expect.poll(() => standby.status()[0]?.state, { timeout: 10_000 }).toBe('connected');
+      await expect.poll(() => gateway.sessions(), { timeout: 3000 }).toBe(1);
+    } finally {
+      await first.stop();
+      await other.stop();
+      await gateway.close();
+    }
   });
 });
 
