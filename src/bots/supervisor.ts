@@ -164,16 +164,22 @@ export function superviseBot({ connector, logger: parent, acquire, timing: given
   async function holdOrStandBy(): Promise<AdvisoryLock | undefined> {
     if (!acquire) return undefined;
     let announced = false;
+    let failing = false;
     while (!signal.aborted) {
-      const lock = await acquire().catch((err: unknown) => {
-        logger.warn({ err }, `${connector.platform}: could not ask the database who holds the connection`);
-        return undefined;
-      });
+      let lock: AdvisoryLock | undefined;
+      try {
+        lock = await acquire();
+        failing = false;
+      } catch (err) {
+        // Once per outage, not at every retry: the database's own health shows in /readyz.
+        if (!failing) logger.warn({ err }, `${connector.platform}: could not ask the database who holds the connection; retrying`);
+        failing = true;
+      }
       if (lock) {
         if (announced) logger.info(`${connector.platform}: this process now holds the connection`);
         return lock;
       }
-      if (!announced) {
+      if (!announced && !failing) {
         logger.info(`${connector.platform}: another process holds the connection; standing by`);
         announced = true;
       }

@@ -64,6 +64,7 @@ export function discordConnector({ bot, token, apiUrl, mode, logger }: DiscordCo
       });
       client.on('shardDisconnect', (event) => events.degraded(new Error(`gateway connection closed (${event.code}); discord.js reconnects`)));
       client.on('shardResume', () => events.restored());
+      client.on('error', (err) => events.degraded(err)); // unhandled, an 'error' event would throw
       client.on('shardReady', () => events.restored());
       const ready = new Promise<void>((resolve) => client.once('clientReady', () => resolve()));
       const ended = new Promise<Error>((resolve) => client.once('invalidated', () => resolve(new Error('the gateway session was invalidated'))));
