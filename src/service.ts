@@ -12,6 +12,7 @@ import { notificationRoutes } from './http/routes/notifications.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { catalogRoutes } from './http/routes/search.js';
 import { startVenue, type VenueEndpoints } from './venue/start.js';
+import type { BotStatus } from './bots/supervisor.js';
 
 export interface RunningService {
   database: Database;
@@ -26,10 +27,15 @@ async function expectedMigrations(): Promise<number> {
   return journal.entries.length;
 }
 
+export interface StartOptions {
+  /** An already open database to run on instead of the configured one (tests); closed by stop(). */
+  database?: Database;
+}
+
 /** Opens the database, migrates, and starts the roles this process runs. */
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
   const started = Date.now();
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
   const stops: (() => Promise<void>)[] = [];
   // Stopped first, before the roles drain: whatever brings new work in (REST, admin, live streams).
   const intake: (() => Promise<void>)[] = [];
@@ -53,6 +59,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (sync) stops.push(() => sync.stop());
 
     // Bots before the API: in webhook mode the API server carries the Telegram webhook route.
+    // The role returns at once; each bot connects in the background and shows its state in /readyz.
     const bots = config.ROLES.has('bots') ? await (await import('./bots/role.js')).startBotsRole(deps) : undefined;
     if (bots) stops.push(() => bots.stop());
     const webhook = bots?.telegram?.webhook;
@@ -69,8 +76,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         extraRoutes: [...catalogRoutes, ...demoRoutes, ...notificationRoutes],
         streams: [inboxStream.route],
         webhooks: [...(webhook ? [webhook] : []), ...(discordInteractions ? [discordInteractions] : [])],
-        readiness: async () =>
-          (await migrationsApplied(database, expected)) ? { ready: true } : { ready: false, reason: 'migrations pending' },
+        readiness: async () => {
+          // A bot that is down degrades chat commands only: shown here, never a reason to be unready.
+          const details = bots ? { details: { bots: botDetails(bots.status()) } } : {};
+          return (await migrationsApplied(database, expected)) ? { ready: true, ...details } : { ready: false, reason: 'migrations pending', ...details };
+        },
+        ...(bots ? { metricSources: { bots: () => bots.status() } } : {}),
       });
       const server: Server = await new Promise((resolve, reject) => {
         const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -111,6 +122,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     await database.close();
     throw err;
   }
+}
+
+function botDetails(statuses: BotStatus[]) {
+  return Object.fromEntries(statuses.map(({ platform, ...rest }) => [platform, rest]));
 }
 
 function closeServer(server: Server): Promise<void> {

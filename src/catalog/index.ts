@@ -1,2 +1,3 @@
 export { syncCatalogOnce, type SyncDeps, type SyncReport } from './sync.js';
-export { startCatalogSync, syncUnderLock, SYNC_LOCK, type CatalogSync } from './loop.js';
+export { startCatalogSync, syncUnderLock, type CatalogSync } from './loop.js';
+export { SYNC_LOCK } from '../db/coordination.js';

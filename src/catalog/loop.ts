@@ -1,8 +1,6 @@
 import type { Database } from '../db/client.js';
+import { SYNC_LOCK } from '../db/coordination.js';
 import { syncCatalogOnce, type SyncDeps, type SyncReport } from './sync.js';
-
-// Advisory-lock key of the sync: one pass at a time in a whole deployment.
-export const SYNC_LOCK = 0x0dd5_0001;
 
 export interface CatalogSync {
   /** One pass now: waits for a pass running anywhere, then runs. */

@@ -34,7 +34,28 @@ export interface Database {
    * the process's session ends.
    */
   tryAdvisoryLock(key: number, key2?: number): Promise<{ release(): Promise<void> } | undefined>;
+  /**
+   * A database session of its own for locks held for a long time (a bot's single connection):
+   * unlike `tryAdvisoryLock`, its locks can tell when their session has died.
+   */
+  lockSession(): LockSession;
   close(): Promise<void>;
+}
+
+export interface LockSession {
+  /** Takes the one-key session lock if it is free. Do not ask again for a key this session holds. */
+  tryLock(key: number): Promise<AdvisoryLock | undefined>;
+  /** Ends the session, and with it any lock still held. */
+  close(): Promise<void>;
+}
+
+export interface AdvisoryLock {
+  /**
+   * Whether the lock is still ours: false once its session ended (a broken connection; the server
+   * freed the lock and another process may hold it now). Errors count as false.
+   */
+  held(): Promise<boolean>;
+  release(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
@@ -79,6 +100,10 @@ function wrapPglite(pg: PGlite, dataDir?: string): Database {
     async tryAdvisoryLock() {
       return { release: async () => {} };
     },
+    lockSession: () => ({
+      tryLock: async () => ({ held: async () => !pg.closed, release: async () => {} }),
+      close: async () => {},
+    }),
     async close() {
       if (pg.closed) return;
       await pg.close();
@@ -127,8 +152,43 @@ function openPostgres(url: string, max: number): Database {
         },
       };
     },
+    lockSession: () => postgresLockSession(url),
     async close() {
       await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/**
+ * One connection of its own. Not a reserved pool connection: postgres.js must not be given
+ * queries on a reserved connection the server has closed, and a lost lock is only seen by asking.
+ * When this connection breaks, the next query opens a new session, which holds no lock.
+ */
+function postgresLockSession(url: string): LockSession {
+  let session: postgres.Sql | undefined;
+  const open = () => (session ??= postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: 'oddswatch-locks' } }));
+  return {
+    async tryLock(key) {
+      const sql = open();
+      const [row] = await sql`select pg_try_advisory_lock(${key}) as locked`;
+      if (!row?.locked) return undefined;
+      return {
+        async held() {
+          const rows = await sql`
+            select count(*)::int as n from pg_locks
+            where locktype = 'advisory' and granted and pid = pg_backend_pid()
+              and objsubid = 1 and classid = ${Math.floor(key / 2 ** 32)} and objid = ${key % 2 ** 32}`.catch(() => [{ n: 0 }]);
+          return Number(rows[0]?.n ?? 0) > 0;
+        },
+        async release() {
+          // On a session that is not the one that took it, this only warns (ignored): nothing to free.
+          await sql`select pg_advisory_unlock(${key})`.catch(() => {});
+        },
+      };
+    },
+    async close() {
+      await session?.end({ timeout: 2 });
+      session = undefined;
     },
   };
 }

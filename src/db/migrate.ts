@@ -3,9 +3,9 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { sql } from 'drizzle-orm';
 import type { Database } from './client.js';
+import { MIGRATION_LOCK } from './coordination.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
-const MIGRATION_LOCK = 0x0dd5_0001;
 
 /** Applies pending migrations; concurrent starts on one PostgreSQL take turns. */
 export async function migrate(database: Database): Promise<void> {

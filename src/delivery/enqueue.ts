@@ -1,12 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
+import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { deliveries, notifications } from '../db/schema/index.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
 
-/** The channel LISTENed to by delivery workers and inbox streams; the payload is a notification id. */
-export const DELIVERY_DUE_CHANNEL = 'delivery_due';
 /** A redelivery wakes the workers too, but is not a new notification for the inbox streams. */
 export const REDELIVER_NOTICE_PREFIX = 'redeliver:';
 

@@ -3,7 +3,7 @@ import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
-import { DELIVERY_DUE_CHANNEL } from './enqueue.js';
+import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';

@@ -11,7 +11,7 @@ import type { ServiceContext } from '../services/context.js';
 import { isServiceError } from '../services/errors.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
-import { createHttpMetrics } from './metrics.js';
+import { createHttpMetrics, type MetricSources } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { byAccountOrIp, byIp, minuteLimiter } from './rate-limit.js';
 import { expressPath, RawBody, type RouteDef, type StreamRoute } from './route.js';
@@ -34,6 +34,8 @@ export interface AppDeps {
    * signatures over the exact bytes).
    */
   webhooks?: { path: string; handler: RequestHandler; rawBody?: boolean }[];
+  /** State shown in /metrics beyond HTTP (the chat bots). */
+  metricSources?: MetricSources;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
@@ -44,7 +46,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   // Unset, the connection's address is the client: a forwarding header is then anyone's to write.
   app.set('trust proxy', config.TRUST_PROXY);
-  const metrics = createHttpMetrics();
+  const metrics = createHttpMetrics(deps.metricSources);
 
   app.use(
     pinoHttp({

@@ -1,15 +1,22 @@
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { BOT_STATES, type BotStatus } from '../bots/supervisor.js';
 
 export interface HttpMetrics {
   registry: Registry;
   middleware: RequestHandler;
 }
 
+export interface MetricSources {
+  /** The chat bots' connection states, read at each scrape. */
+  bots?: () => BotStatus[];
+}
+
 /** One registry per app, so several apps in one process (tests) do not collide. */
-export function createHttpMetrics(): HttpMetrics {
+export function createHttpMetrics(sources: MetricSources = {}): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'oddswatch_' });
+  if (sources.bots) botMetrics(registry, sources.bots);
   const requests = new Counter({
     name: 'oddswatch_http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -34,4 +41,28 @@ export function createHttpMetrics(): HttpMetrics {
     next();
   };
   return { registry, middleware };
+}
+
+/** One series per platform and state, 1 for the current one: alert on `state="backoff"` or `"disabled"`. */
+function botMetrics(registry: Registry, bots: () => BotStatus[]) {
+  new Gauge({
+    name: 'oddswatch_bot_state',
+    help: 'Chat bot connection state per platform: 1 for the current state, 0 for the others',
+    labelNames: ['platform', 'mode', 'state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const bot of bots()) for (const state of BOT_STATES) this.set({ platform: bot.platform, mode: bot.mode, state }, bot.state === state ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'oddswatch_bot_connect_failures',
+    help: 'Failed connection attempts per chat platform since its last successful connect',
+    labelNames: ['platform'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const bot of bots()) this.set({ platform: bot.platform }, bot.failures);
+    },
+  });
 }

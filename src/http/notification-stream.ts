@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Database, Unlisten } from '../db/client.js';
-import { DELIVERY_DUE_CHANNEL } from '../delivery/enqueue.js';
+import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import type { Logger } from '../logger.js';
 import type { ServiceContext } from '../services/context.js';
 import { findNotification, listNotificationsAfter, StreamResumeInput, type NotificationView } from '../services/inbox/index.js';

@@ -252,7 +252,9 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const role = await startBotsRole({ database: env.database, config, logger });
     expect(role.discord).toBeDefined();
     expect(role.discordInteractions).toBeUndefined(); // no DISCORD_PUBLIC_KEY
-    expect(api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/guilds/g-role/commands$`))).toHaveLength(1);
+    // Registered in the background; the fake has no gateway, so the login fails and is retried.
+    await expect.poll(() => api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/guilds/g-role/commands$`)).length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => role.status()[0]?.state, { timeout: 5000 }).toBe('backoff');
     await role.stop();
     const none = await startBotsRole({ database: env.database, config: { ...config, DISCORD_TOKEN: undefined }, logger });
     expect(none.discord).toBeUndefined();

@@ -118,6 +118,9 @@ describe('the Telegram bot against a local fake Bot API', () => {
   it('the bots role sets the command menu and serves webhook updates when TELEGRAM_WEBHOOK_URL is set', async () => {
     const config = { ...env.config, TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_URL: api.url, TELEGRAM_WEBHOOK_URL: 'https://bots.example.com/telegram' };
     const role = await startBotsRole({ database: env.database, config, logger });
+    // The bot connects in the background: start never waits on Telegram.
+    await expect.poll(() => role.status()[0]?.state, { timeout: 5000 }).toBe('connected');
+    expect(role.status()[0]).toMatchObject({ platform: 'telegram', mode: 'webhook' });
     expect(api.callsTo('setMyCommands').at(-1)!.body.commands).toEqual(TELEGRAM_MENU);
     expect(api.callsTo('setWebhook').at(-1)!.body).toEqual({ url: 'https://bots.example.com/telegram', secret_token: webhookSecret(TOKEN) });
     const { path, handler } = role.telegram!.webhook!;

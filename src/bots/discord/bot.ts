@@ -1,4 +1,4 @@
-import { Client, DiscordAPIError, GatewayIntentBits, HTTPError, REST, Routes } from 'discord.js';
+import { DiscordAPIError, HTTPError, REST, Routes } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { ServiceContext, SystemDeps } from '../../services/context.js';
@@ -55,15 +55,14 @@ export type InteractionCallback = (body: object) => Promise<void>;
 
 export interface DiscordBot {
   rest: REST;
-  registerCommands(): Promise<void>;
+  /** Puts the slash commands (in DISCORD_GUILD_ID only, when set); `signal` gives up waiting. */
+  registerCommands(signal?: AbortSignal): Promise<void>;
   /**
    * Answers one interaction. `callback` takes the first answer when the interaction came over
    * HTTP (it is the HTTP response); without it the first answer is POSTed to the REST callback
    * endpoint (gateway interactions). Later answers go through the interaction's webhook either way.
    */
   handleInteraction(interaction: RawInteraction, callback?: InteractionCallback): Promise<void>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 class NeedsPermission extends Error {}
@@ -117,7 +116,6 @@ export function createDiscordBot({
 }: DiscordBotOptions): DiscordBot {
   const rest = new REST(apiUrl ? { api: apiUrl } : {}).setToken(token);
   const webhooks = new Map<string, string>(); // channel id → webhook URL
-  let client: Client | undefined;
 
   const callbackOverRest =
     (interaction: RawInteraction): InteractionCallback =>
@@ -275,34 +273,14 @@ export function createDiscordBot({
     }
   }
 
-  async function registerCommands(): Promise<void> {
+  async function registerCommands(signal?: AbortSignal): Promise<void> {
     const route = guildId ? Routes.applicationGuildCommands(applicationId, guildId) : Routes.applicationCommands(applicationId);
-    await rest.put(route, { body: DISCORD_COMMANDS });
+    await rest.put(route, { body: DISCORD_COMMANDS, ...(signal ? { signal } : {}) });
   }
 
   return {
     rest,
     registerCommands,
     handleInteraction,
-    async start() {
-      const { logger } = deps;
-      // Commands first, through REST: a bot that cannot reach the gateway still has its commands.
-      try {
-        await registerCommands();
-      } catch (err) {
-        logger.error({ err }, 'discord: registering the slash commands failed');
-      }
-      client = new Client({ intents: [GatewayIntentBits.Guilds], ...(apiUrl ? { rest: { api: apiUrl } } : {}) });
-      // The raw gateway packet is exactly the shape handleInteraction takes (as a webhook would deliver it).
-      client.on('raw', (packet: { t?: string; d?: unknown }) => {
-        if (packet.t === 'INTERACTION_CREATE') void handleInteraction(packet.d as RawInteraction);
-      });
-      client.once('clientReady', (c) => logger.info({ username: c.user.username }, 'discord bot started'));
-      await client.login(token).catch((err: unknown) => logger.error({ err }, 'discord gateway login failed; slash commands will not be answered'));
-    },
-    async stop() {
-      await client?.destroy();
-      client = undefined;
-    },
   };
 }

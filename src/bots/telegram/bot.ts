@@ -25,10 +25,13 @@ function addressedElsewhere(text: string, username: string): boolean {
   return at !== null && at[1]!.toLowerCase() !== username.toLowerCase();
 }
 
-/** A grammY bot wired to the shared command layer. Built here; started by `startTelegramBot`. */
+/** A grammY bot wired to the shared command layer. Built here; connected by `createTelegramEndpoint`'s connector. */
 export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBotOptions): Bot<OddsContext> {
-  const bot = new Bot<OddsContext>(token, { client: { apiRoot }, ...(botInfo ? { botInfo } : {}) });
-  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  // A request is given up after a minute (longer than a 30 s long poll), not grammY's 500 s default.
+  const bot = new Bot<OddsContext>(token, { client: { apiRoot, timeoutSeconds: 60 }, ...(botInfo ? { botInfo } : {}) });
+  // Rate limits and 5xx are retried here; network errors are not (the plugin would retry them
+  // forever): they reach the bot's supervisor, or the update's error boundary.
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30, rethrowHttpErrors: true }));
   bot.api.config.use(apiThrottler());
 
   // The transport adapter: who is calling, as a ServiceContext, and a logger for this update.

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Database, Unlisten } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
-import { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../../services/watchlists/changes.js';
+import { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../../db/coordination.js';
 import { RuleIndex } from '../index.js';
 import type { Firing } from '../rules.js';
 import { compileRule, expandPriceRules, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';

@@ -5,4 +5,5 @@ export { writeFiring, priceDedupeKey, type FireOutcome, type FiringContext } fro
 export { insertNotificationWithDeliveries, type NewNotification } from './notify.js';
 export { expandPriceRules, compileRule, type RulePair } from './expand.js';
 export { StreamPrices, sourceEventOf } from './prices-from-stream.js';
-export { joinShards, tokenHash, ownerRank, SHARD_LOCK_CLASS, MAX_SHARDS, type ShardMembership, type ShardView } from './shards.js';
+export { joinShards, tokenHash, ownerRank, type ShardMembership, type ShardView } from './shards.js';
+export { SHARD_LOCK_CLASS, MAX_SHARDS } from '../../db/coordination.js';

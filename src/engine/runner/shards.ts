@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'drizzle-orm';
 import { notifyChange, type Database, type Unlisten } from '../../db/client.js';
+import { MAX_SHARDS, SHARD_LOCK_CLASS, SHARDS_CHANGED } from '../../db/coordination.js';
 import type { Logger } from '../../logger.js';
 
 /**
@@ -13,10 +14,6 @@ import type { Logger } from '../../logger.js';
  * A crashed process's session ends, its lock goes, and the others take its tokens on their next
  * refresh. PGlite is one process: one member, owns everything.
  */
-
-/** First key of the membership locks ("OW"); the second key is the slot. */
-export const SHARD_LOCK_CLASS = 0x4f57;
-export const MAX_SHARDS = 64;
 
 /** FNV-1a, 32 bits, over the token's UTF-8 bytes: the same in every process and release. */
 export function tokenHash(token: string): number {
@@ -67,12 +64,9 @@ export interface ShardMembershipOptions {
 
 type Lock = { release(): Promise<void> };
 
-/**
- * Announced when a process joins or leaves gracefully, so the others re-read the members at once
- * instead of at their next refresh: tokens of a process that stops have no owner until then. A
- * crashed process announces nothing; the periodic refresh finds it.
- */
-export const SHARDS_CHANGED = 'engine_shards_changed';
+// SHARDS_CHANGED is announced when a process joins or leaves gracefully, so the others re-read the
+// members at once instead of at their next refresh: tokens of a process that stops have no owner
+// until then. A crashed process announces nothing; the periodic refresh finds it.
 
 async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock }> {
   for (let k = 0; k < MAX_SHARDS; k++) {

@@ -1,4 +1,5 @@
 import { count, eq } from 'drizzle-orm';
+import { OPERATOR_LOCK } from '../../db/coordination.js';
 import { accounts } from '../../db/schema/index.js';
 import type { SystemDeps } from '../context.js';
 import { notFound } from '../errors.js';
@@ -6,8 +7,6 @@ import { insertToken, type IssuedToken } from '../tokens/issue.js';
 import { parseInput } from '../validate.js';
 import { OperatorTokenInput } from '../tokens/schemas.js';
 import { CreateAccountInput, insertAccountWithToken, type NewAccount } from './create.js';
-
-const OPERATOR_LOCK = 0x0dd5_0002;
 
 /** The operator's `accounts create`: the first account of an install is an admin. */
 export async function createAccountAsOperator(deps: SystemDeps, input: CreateAccountInput | undefined): Promise<NewAccount> {

@@ -1,7 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { notifyChange } from '../../db/client.js';
 import { deliveries } from '../../db/schema/index.js';
-import { DELIVERY_DUE_CHANNEL, REDELIVER_NOTICE_PREFIX } from '../../delivery/enqueue.js';
+import { DELIVERY_DUE_CHANNEL } from '../../db/coordination.js';
+import { REDELIVER_NOTICE_PREFIX } from '../../delivery/enqueue.js';
 import { withTransaction, type ServiceContext } from '../context.js';
 import { conflict } from '../errors.js';
 import { parseInput } from '../validate.js';

@@ -1,8 +1,5 @@
 import { notifyChange, type Queryable } from '../../db/client.js';
-
-// Change-feed channels: ids only, delivered on commit, followed by the engine.
-export const WATCHLIST_CHANGED = 'watchlist_changed';
-export const SUBSCRIPTION_CHANGED = 'subscription_changed';
+import { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../../db/coordination.js';
 
 export const announceWatchlistChange = (on: Queryable, watchlistId: string) =>
   notifyChange(on, WATCHLIST_CHANGED, watchlistId);

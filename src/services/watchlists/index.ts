@@ -10,6 +10,7 @@ export { unwatchEvent } from './unwatch-event.js';
 export { watchEvent } from './watch-event.js';
 export { updateWatchlist, updateWatchlistKeyphrases, updateWatchlistTags } from './update.js';
 export { requireOwnedWatchlist, WATCHLIST_NOT_FOUND } from './owned.js';
-export { announceSubscriptionChange, announceWatchlistChange, SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from './changes.js';
+export { announceSubscriptionChange, announceWatchlistChange } from './changes.js';
+export { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../../db/coordination.js';
 export * from './schemas.js';
 export type { WatchlistView } from './view.js';
