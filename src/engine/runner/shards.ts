@@ -41,15 +41,29 @@ export interface ShardView {
 }
 
 export interface ShardMembershipEvents {
-  /** The member count or this process's rank changed: token ownership moved. */
-  changed: [view: ShardView];
+  /**
+   * The member count or this process's rank changed: token ownership moved. `previousMembers` are
+   * the slots before the change, so a token's previous owner is known.
+   */
+  changed: [view: ShardView, previousMembers: readonly number[]];
+  /** A member follows every token it owns among `members` (see `announceReady`). */
+  ready: [slot: number, members: string];
 }
 
 export interface ShardMembership {
   /** This process's slot (the second lock key); 0 on PGlite. */
   readonly slot: number;
   readonly view: ShardView;
+  /** The live members' slots, sorted (rank order); [slot] on PGlite. */
+  readonly members: readonly number[];
   owns(token: string): boolean;
+  /** The slot owning the token among these members. */
+  ownerOf(token: string, members: readonly number[]): number | undefined;
+  /**
+   * Tells the others this process follows (subscribed, fresh book) every token it owns among
+   * `members` (a `membersKey`), so their previous owners may stop evaluating them.
+   */
+  announceReady(members: string): Promise<void>;
   /** Reads the live members now; true when the view changed (and `changed` was emitted). */
   refresh(): Promise<boolean>;
   /** Stops refreshing and gives the slot up. */
@@ -61,7 +75,10 @@ export interface ShardMembership {
 export interface ShardMembershipOptions {
   database: Database;
   logger: Logger;
-  /** How often the live members are read (ms). Default 2000. */
+  /**
+   * How often the live members are read (ms). Default 250: a process killed without notice is
+   * found within this long (its session, and lock, end as soon as its sockets close).
+   */
   refreshIntervalMs?: number;
 }
 
@@ -73,6 +90,11 @@ type Lock = { release(): Promise<void> };
  * crashed process announces nothing; the periodic refresh finds it.
  */
 export const SHARDS_CHANGED = 'engine_shards_changed';
+/** Payload `slot:membersKey`: that member follows every token it owns among those members. */
+export const SHARDS_READY = 'engine_shards_ready';
+
+/** A members list as one comparable string. */
+export const membersKey = (members: readonly number[]) => members.join(',');
 
 async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock }> {
   for (let k = 0; k < MAX_SHARDS; k++) {
@@ -96,12 +118,14 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
   const logger = options.logger.child({ component: 'shards' });
   const emitter = new EventEmitter();
   let view: ShardView = { count: 1, rank: 0 };
+  let members: readonly number[] = [0];
   let slot = 0;
   let lock: Lock | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let refreshing: Promise<boolean> | undefined;
   let unlisten: Unlisten | undefined;
+  let unlistenReady: Unlisten | undefined;
 
   if (database.kind === 'postgres') ({ slot, lock } = await claimSlot(database));
   const announce = () =>
@@ -120,11 +144,13 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
       slots = await liveSlots(database);
     }
     const next: ShardView = { count: Math.max(1, slots.length), rank: Math.max(0, slots.indexOf(slot)) };
-    if (next.count === view.count && next.rank === view.rank) return false;
+    const previousMembers = members;
+    members = slots.length > 0 ? slots : [slot];
+    if (next.count === view.count && next.rank === view.rank && membersKey(members) === membersKey(previousMembers)) return false;
     const previous = view;
     view = next;
-    logger.info({ slot, previous, view }, 'engine shard membership changed');
-    emitter.emit('changed', view);
+    logger.info({ slot, previous, view, members }, 'engine shard membership changed');
+    emitter.emit('changed', view, previousMembers);
     return true;
   }
 
@@ -135,7 +161,15 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
     get view() {
       return view;
     },
+    get members() {
+      return members;
+    },
     owns: (token) => view.count <= 1 || ownerRank(token, view.count) === view.rank,
+    ownerOf: (token, among) => among[ownerRank(token, among.length)],
+    async announceReady(key) {
+      if (database.kind !== 'postgres' || closed) return;
+      await notifyChange(database.db, SHARDS_READY, `${slot}:${key}`);
+    },
     refresh() {
       // One read at a time; a caller arriving meanwhile shares it.
       refreshing ??= readView().finally(() => (refreshing = undefined));
@@ -146,6 +180,7 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
       closed = true;
       if (timer) clearInterval(timer);
       await unlisten?.().catch(() => {});
+      await unlistenReady?.().catch(() => {});
       await refreshing?.catch(() => {});
       await lock?.release();
       lock = undefined;
@@ -165,11 +200,17 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
     unlisten = await database.listen(SHARDS_CHANGED, () => {
       membership.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading engine shard members failed'));
     });
+    unlistenReady = await database.listen(SHARDS_READY, (payload) => {
+      const at = payload.indexOf(':');
+      const from = Number(payload.slice(0, at));
+      if (at > 0 && Number.isInteger(from) && from !== slot) emitter.emit('ready', from, payload.slice(at + 1));
+    });
+    members = [slot];
     await membership.refresh();
     await announce();
     timer = setInterval(() => {
       membership.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading engine shard members failed'));
-    }, options.refreshIntervalMs ?? 2000);
+    }, options.refreshIntervalMs ?? 250);
     timer.unref();
   }
   return membership;
