@@ -1,0 +1,67 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenPrices } from '../../src/db/schema/index.js';
+import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.js';
+import { engineName } from '../support/db.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { startSimulator } from '../venue/support.js';
+import { eventually, movePrice, notificationsOf, seedFromSimulator, silent, subscribe, watchlistWith } from './helpers.js';
+
+let env: TestEnv;
+let sim: Awaited<ReturnType<typeof startSimulator>>;
+let role: EngineRole;
+beforeAll(async () => {
+  env = await createTestEnv();
+  sim = await startSimulator();
+});
+afterAll(async () => {
+  await role?.stop();
+  await sim?.sim.stop();
+  await env?.close();
+});
+
+const savedPrice = async (token: string) =>
+  (await env.database.db.select().from(tokenPrices).where(eq(tokenPrices.tokenId, token)))[0]?.price;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe(`a rule's first comparison is with a price known while it existed (${engineName}, venue simulator)`, () => {
+  it('the observed case: watched at 0.26, not followed while it moved to 0.80, a new Crossing Up 50 does not fire; a real crossing then does', async () => {
+    const [market] = await seedFromSimulator(env.database, sim.sim.state, 1);
+    const m = market!;
+    const token = m.tokenIds[0];
+    const { controlUrl } = sim.urls;
+    role = await startEngineRole({
+      database: env.database, config: env.config, logger: silent, clobUrl: sim.urls.clobUrl, clobWsUrl: sim.urls.clobWsUrl,
+    });
+    const a = await env.newAccount();
+    const eventId = m.eventId;
+    const wl = await watchlistWith(env, a, [{ id: eventId } as never]);
+
+    await movePrice(controlUrl, m.id, 0.26);
+    const first = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
+    await eventually(async () => expect(await savedPrice(token)).toBe(0.26));
+
+    await env.http.delete(`/subscription/${first}`).set(a.auth).expect((res) => expect(res.status).toBeLessThan(300));
+    await eventually(() => expect(role.runner.tokens()).not.toContain(token));
+    // Nobody follows the token: its saved price goes, and the move is not seen.
+    await eventually(async () => expect(await savedPrice(token)).toBeUndefined());
+    await movePrice(controlUrl, m.id, 0.8);
+
+    const booksAsked = sim.sim.state.stats.booksRequests;
+    const second = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
+    await eventually(() => expect(role.runner.tokens()).toContain(token));
+    await eventually(async () => expect(await savedPrice(token)).toBe(0.8));
+    await sleep(300);
+    await role.runner.idle();
+    expect(await notificationsOf(env, second)).toHaveLength(0);
+    // The fresh book was also asked for by REST when following started.
+    expect(sim.sim.state.stats.booksRequests).toBeGreaterThan(booksAsked);
+
+    await movePrice(controlUrl, m.id, 0.4);
+    await eventually(async () => expect(await savedPrice(token)).toBe(0.4));
+    await movePrice(controlUrl, m.id, 0.6);
+    await eventually(async () => expect(await notificationsOf(env, second)).toHaveLength(1));
+    const [n] = await notificationsOf(env, second);
+    expect(n!.payload).toMatchObject({ detectedValue: 0.6, detectionDetails: { previousValue: 0.4 } });
+  });
+});
