@@ -116,8 +116,21 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
     let phase = 'steady';
     flipping = true;
     let price = 0.4;
+    // A fault is injected at the start of a round, just before the prices move: the moves fall in
+    // the gap before the others notice, the hardest case.
+    let atNextRound: (() => void) | undefined;
+    const beforeRound = (name: string, fault: () => void) =>
+      new Promise<number>((resolve) => {
+        atNextRound = () => {
+          phase = name;
+          fault();
+          resolve(Date.now());
+        };
+      });
     const flipper = (async () => {
       while (flipping) {
+        atNextRound?.();
+        atNextRound = undefined;
         const start = Date.now();
         price = price === 0.4 ? 0.6 : 0.4;
         rounds.push({ start, phase });
@@ -128,9 +141,7 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
 
     const recovery: Record<string, number> = {};
     await sleep(2000);
-    phase = 'kill -9';
-    const killedAt = Date.now();
-    e2.child.kill('SIGKILL');
+    const killedAt = await beforeRound('kill -9', () => e2.child.kill('SIGKILL'));
     const takeover = await logged(e1, 'engine token share changed', killedAt);
     recovery['kill -9'] = timeOf(takeover) - killedAt;
     await sleep(3000);
@@ -142,9 +153,7 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
     recovery.restart = Date.now() - restartAt;
     await sleep(3000);
 
-    phase = 'graceful stop';
-    const stopAt = Date.now();
-    e1.child.kill('SIGTERM');
+    const stopAt = await beforeRound('graceful stop', () => e1.child.kill('SIGTERM'));
     const handed = await logged(e3, 'engine token share changed', stopAt);
     recovery['graceful stop'] = timeOf(handed) - stopAt;
     await sleep(3000);
