@@ -5,7 +5,9 @@ import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.j
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startSimulator } from '../venue/support.js';
-import { eventually, movePrice, notificationsOf, seedFromSimulator, silent, subscribe, watchlistWith } from './helpers.js';
+import {
+  clock, eventually, movePrice, notificationsOf, seedEvent, seedFromSimulator, silent, startRunner, subscribe, watchlistWith,
+} from './helpers.js';
 
 let env: TestEnv;
 let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -63,5 +65,36 @@ describe(`a rule's first comparison is with a price known while it existed (${en
     await eventually(async () => expect(await notificationsOf(env, second)).toHaveLength(1));
     const [n] = await notificationsOf(env, second);
     expect(n!.payload).toMatchObject({ detectedValue: 0.6, detectionDetails: { previousValue: 0.4 } });
+  });
+});
+
+describe(`saved prices of tokens nobody follows (${engineName})`, () => {
+  it('are dropped at start, so a rule created while no engine ran compares with the first fresh price', async () => {
+    const event = await seedEvent(env.database, { markets: 1 });
+    const token = event.markets[0]!.yesTokenId;
+    // Left by a crash, or by a version that kept prices of tokens no longer followed.
+    await env.database.db.insert(tokenPrices).values({ tokenId: token, price: 0.26 });
+    const c = clock();
+    const first = startRunner(env, c);
+    await first.start();
+    await eventually(async () => expect(await savedPrice(token)).toBeUndefined());
+    await first.stop();
+
+    const a = await env.newAccount();
+    const wl = await watchlistWith(env, a, [event]);
+    const sub = await subscribe(env, a, wl, { eventId: event.id, marketId: event.markets[0]!.id, type: 'Crossing Up', threshold: 50 });
+    const second = startRunner(env, c);
+    await second.start();
+    try {
+      second.onPrice(token, 0.8, c.now());
+      await second.idle();
+      expect(await notificationsOf(env, sub)).toHaveLength(0);
+      second.onPrice(token, 0.4, c.advance(1000));
+      second.onPrice(token, 0.55, c.advance(1000));
+      await second.idle();
+      expect(await notificationsOf(env, sub)).toHaveLength(1);
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -251,7 +251,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       running = true;
       // Last known prices first: crossings made while the engine was down are found on the next price.
       const nowMs = now();
-      for (const { tokenId, price } of await prices.loadAll()) index.tick(tokenId, price, nowMs);
+      const saved = await prices.loadAll();
+      for (const { tokenId, price } of saved) index.tick(tokenId, price, nowMs);
       unlisten = [
         await database.listen(SUBSCRIPTION_CHANGED, (id) => void runner.reloadSubscriptions([id])),
         await database.listen(WATCHLIST_CHANGED, (id) => {
@@ -259,6 +260,14 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         }),
       ];
       await enqueue(() => load(undefined));
+      // A saved price of a token no rule follows (left by a crash or an older version) must not
+      // become the reference of a rule created later.
+      for (const { tokenId } of saved) {
+        if (tokenRefs.has(tokenId)) continue;
+        index.forgetPrice(tokenId);
+        prices.remove(tokenId);
+      }
+      savePricesSoon();
       logger.info({ rules: index.size, tokens: tokenRefs.size }, 'engine rules loaded');
       timer = setInterval(tick, options.flushIntervalMs ?? 1000);
       timer.unref();
