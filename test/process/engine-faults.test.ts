@@ -193,6 +193,11 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
       }
     });
     console.log(JSON.stringify({ expected, byPhase, recoveryMs: recovery }));
+    if (process.env.DEBUG_FAULTS) {
+      const lostAt = rounds.flatMap((r, i) => markets.filter((m) => (count.get(`${m.id}:${i}`) ?? 0) !== 1).map((m) => `${m.id}@${i}:${r.start - restartAt}:${count.get(`${m.id}:${i}`) ?? 0}`));
+      console.log('DEBUG lost', lostAt.join(' '));
+      for (const e of [e1, e2, e3]) for (const l of e.logs) if (l.msg !== 'engine rules loaded') console.log('DEBUG', e.name, timeOf(l) - restartAt, JSON.stringify(l).slice(90, 400));
+    }
     for (const p of Object.values(byPhase)) expect(p).toMatchObject({ lost: 0, duplicates: 0 });
     expect([...count.values()].reduce((x, y) => x + y, 0)).toBe(expected);
   }, 90_000);

@@ -6,7 +6,7 @@ import { createClobRestClient, type ClobRestClient } from '../../venue/clob/rest
 import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { StreamPrices } from './prices-from-stream.js';
-import { joinShards, membersKey, type ShardMembership } from './shards.js';
+import { joinShards, type ShardMembership } from './shards.js';
 import { TokenPriceStore } from './token-prices.js';
 
 export interface EngineRoleOptions {
@@ -106,10 +106,12 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       if (readyFrom.size > READY_KEYS_KEPT) readyFrom.delete(readyFrom.keys().next().value!);
     }
     slots.add(slot);
-    if (key !== membersKey(shards.members)) return;
-    let released = false;
-    for (const [token, to] of handingOver) if (to === slot && handingOver.delete(token)) released = true;
-    if (released) watch();
+    if (key !== shards.membersKey) return;
+    let released = 0;
+    for (const [token, to] of handingOver) if (to === slot && handingOver.delete(token)) released++;
+    if (released === 0) return;
+    logger.info({ slot: shards.slot, to: slot, released }, 'engine tokens handed over');
+    watch();
   });
 
   /**
@@ -121,7 +123,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
    */
   async function membersChanged(previousMembers: readonly number[], starting: boolean): Promise<void> {
     const members = shards.members;
-    const key = membersKey(members);
+    const key = shards.membersKey;
     const ready = readyFrom.get(key);
     handingOver.clear();
     for (const t of watched) {
@@ -169,9 +171,11 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
 
   await runner.start();
   started = true;
-  // Until now the others evaluated this process's share: take it over from them.
-  await onChanged(shards.members.filter((s) => s !== shards.slot), true);
+  // Until now the others evaluated this process's share: take it over from them. Changes seen
+  // from here on queue behind it (none may pass unhandled while it runs).
+  const initial = onChanged(shards.members.filter((s) => s !== shards.slot), true);
   shards.on('changed', (_view, previousMembers) => void onChanged(previousMembers, false));
+  await initial;
   const catalog = createCatalogChangeConsumer({ database, logger, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
   await catalog.start();
   logger.info(

@@ -56,6 +56,11 @@ export interface ShardMembership {
   readonly view: ShardView;
   /** The live members' slots, sorted (rank order); [slot] on PGlite. */
   readonly members: readonly number[];
+  /**
+   * The live members as one string, different for every run of a member (slot and lock holder),
+   * so a `ready` of a member's earlier run never counts for its new one.
+   */
+  readonly membersKey: string;
   owns(token: string): boolean;
   /** The slot owning the token among these members. */
   ownerOf(token: string, members: readonly number[]): number | undefined;
@@ -93,8 +98,11 @@ export const SHARDS_CHANGED = 'engine_shards_changed';
 /** Payload `slot:membersKey`: that member follows every token it owns among those members. */
 export const SHARDS_READY = 'engine_shards_ready';
 
-/** A members list as one comparable string. */
-export const membersKey = (members: readonly number[]) => members.join(',');
+interface Member {
+  slot: number;
+  /** The backend holding the slot's lock: tells a restarted member from its previous run. */
+  pid: number;
+}
 
 async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock }> {
   for (let k = 0; k < MAX_SHARDS; k++) {
@@ -104,12 +112,13 @@ async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock
   throw new Error(`no free engine shard slot: ${MAX_SHARDS} engine processes already run on this database`);
 }
 
-async function liveSlots(database: Database): Promise<number[]> {
-  const rows = await database.rows<{ slot: number }>(sql`
-    select objid::int as slot from pg_locks
+async function liveMembers(database: Database): Promise<Member[]> {
+  const rows = await database.rows<{ slot: number; pid: number }>(sql`
+    select objid::int as slot, pid from pg_locks
     where locktype = 'advisory' and classid = ${SHARD_LOCK_CLASS} and objsubid = 2 and granted
       and database = (select oid from pg_database where datname = current_database())`);
-  return [...new Set(rows.map((r) => Number(r.slot)))].sort((a, b) => a - b);
+  const bySlot = new Map(rows.map((r) => [Number(r.slot), Number(r.pid)]));
+  return [...bySlot].map(([slot, pid]) => ({ slot, pid })).sort((a, b) => a.slot - b.slot);
 }
 
 /** Joins the engine processes of this database; on PGlite the only member. */
@@ -119,6 +128,7 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
   const emitter = new EventEmitter();
   let view: ShardView = { count: 1, rank: 0 };
   let members: readonly number[] = [0];
+  let key = '0';
   let slot = 0;
   let lock: Lock | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -135,18 +145,22 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
 
   async function readView(): Promise<boolean> {
     if (database.kind !== 'postgres' || closed) return false;
-    let slots = await liveSlots(database);
-    if (!slots.includes(slot)) {
+    let live = await liveMembers(database);
+    if (!live.some((m) => m.slot === slot)) {
       // Our session (and lock) is gone, e.g. the connection broke: claim a slot again.
       logger.warn({ slot }, 'engine shard slot lost; claiming again');
       await lock?.release().catch(() => {});
       ({ slot, lock } = await claimSlot(database));
-      slots = await liveSlots(database);
+      live = await liveMembers(database);
     }
+    const slots = live.map((m) => m.slot);
+    const nextKey = live.map((m) => `${m.slot}@${m.pid}`).join(',');
     const next: ShardView = { count: Math.max(1, slots.length), rank: Math.max(0, slots.indexOf(slot)) };
     const previousMembers = members;
     members = slots.length > 0 ? slots : [slot];
-    if (next.count === view.count && next.rank === view.rank && membersKey(members) === membersKey(previousMembers)) return false;
+    const previousKey = key;
+    key = nextKey;
+    if (next.count === view.count && next.rank === view.rank && key === previousKey) return false;
     const previous = view;
     view = next;
     logger.info({ slot, previous, view, members }, 'engine shard membership changed');
@@ -164,11 +178,14 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
     get members() {
       return members;
     },
+    get membersKey() {
+      return key;
+    },
     owns: (token) => view.count <= 1 || ownerRank(token, view.count) === view.rank,
     ownerOf: (token, among) => among[ownerRank(token, among.length)],
-    async announceReady(key) {
+    async announceReady(members) {
       if (database.kind !== 'postgres' || closed) return;
-      await notifyChange(database.db, SHARDS_READY, `${slot}:${key}`);
+      await notifyChange(database.db, SHARDS_READY, `${slot}:${members}`);
     },
     refresh() {
       // One read at a time; a caller arriving meanwhile shares it.
