@@ -193,6 +193,7 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
       }
     });
     console.log(JSON.stringify({ expected, byPhase, recoveryMs: recovery }));
+    // DEBUG_FAULTS=1 prints the (market, round) pairs not written exactly once and every engine's log.
     if (process.env.DEBUG_FAULTS) {
       const lostAt = rounds.flatMap((r, i) => markets.filter((m) => (count.get(`${m.id}:${i}`) ?? 0) !== 1).map((m) => `${m.id}@${i}:${r.start - restartAt}:${count.get(`${m.id}:${i}`) ?? 0}`));
       console.log('DEBUG lost', lostAt.join(' '));
