@@ -98,3 +98,39 @@ describe(`saved prices of tokens nobody follows (${engineName})`, () => {
     }
   });
 });
+
+describe(`references when tokens change hands (${engineName})`, () => {
+  it('the evaluated price is saved with the firing it caused; an adopted price is a reference, an awaited one is not', async () => {
+    const event = await seedEvent(env.database, { markets: 2 });
+    const [m1, m2] = event.markets as [typeof event.markets[0], typeof event.markets[0]];
+    const a = await env.newAccount();
+    const wl = await watchlistWith(env, a, [event]);
+    const s1 = await subscribe(env, a, wl, { eventId: event.id, marketId: m1.id, type: 'Crossing Up', threshold: 50 });
+    const s2 = await subscribe(env, a, wl, { eventId: event.id, marketId: m2.id, type: 'Crossing Up', threshold: 50 });
+    const c = clock();
+    const runner = startRunner(env, c); // prices flushed by the timer only every 60 s
+    await runner.start();
+    try {
+      // Taken over from a gone engine that last evaluated 0.4: the move to 0.6 in the gap fires.
+      runner.adoptReference(m1.yesTokenId, 0.4);
+      runner.onPrice(m1.yesTokenId, 0.6, c.advance(1000));
+      await runner.idle();
+      expect(await notificationsOf(env, s1)).toHaveLength(1);
+      expect(await savedPrice(m1.yesTokenId)).toBe(0.6);
+
+      // Taken from a live engine, which evaluated the moves until now: the snapshot only sets the reference.
+      runner.onPrice(m2.yesTokenId, 0.4, c.advance(1000));
+      runner.awaitReference([m2.yesTokenId]);
+      expect(runner.awaitsReference(m2.yesTokenId)).toBe(true);
+      runner.onPrice(m2.yesTokenId, 0.6, c.advance(1000));
+      await runner.idle();
+      expect(await notificationsOf(env, s2)).toHaveLength(0);
+      runner.onPrice(m2.yesTokenId, 0.45, c.advance(1000));
+      runner.onPrice(m2.yesTokenId, 0.5, c.advance(1000));
+      await runner.idle();
+      expect(await notificationsOf(env, s2)).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+});
