@@ -53,5 +53,7 @@ export const WATCHLIST_CHANGED = 'watchlist_changed';
 export const SUBSCRIPTION_CHANGED = 'subscription_changed';
 /** An engine process joined or left gracefully; the others re-read the members at once. */
 export const SHARDS_CHANGED = 'engine_shards_changed';
+/** Payload `slot:membersKey`: that member follows every token it owns among those members. */
+export const SHARDS_READY = 'engine_shards_ready';
 
-export const NOTIFY_CHANNELS = [DELIVERY_DUE_CHANNEL, WATCHLIST_CHANGED, SUBSCRIPTION_CHANGED, SHARDS_CHANGED] as const;
+export const NOTIFY_CHANNELS = [DELIVERY_DUE_CHANNEL, WATCHLIST_CHANGED, SUBSCRIPTION_CHANGED, SHARDS_CHANGED, SHARDS_READY] as const;

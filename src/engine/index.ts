@@ -104,19 +104,54 @@ export class RuleIndex implements AlertEvaluator {
       if (p0 === p0 && p0 !== price) this.firer.crossings(s, p0, price, nowMs);
       s.writeSafe(hot, h);
     }
+    if (price > hot[h + GREATER_MIN] || price < hot[h + LESS_MAX]) this.fireLevels(tokenIndex, p0, price, nowMs);
+    return this.firer.flush();
+  }
+
+  /**
+   * Makes `price` the token's crossing reference without firing any crossing: for a price that is
+   * not a move the rules saw (the first fresh price after a token was not followed, a price taken
+   * over from another engine). Level rules still fire when they hold at it, as on a tick.
+   */
+  setPrice(token: string, price: number, nowMs: number): readonly Firing[] {
+    if (!Number.isFinite(price)) return NO_FIRINGS;
+    const tokenIndex = this.tokenIndex(token);
+    if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
+    const hot = this.hot;
+    const h = tokenIndex * HOT_STRIDE;
+    if (hot[h + DIRTY] !== 0) this.tokens[tokenIndex].prepare(hot, h);
+    hot[h + PRICE] = price;
+    this.tokens[tokenIndex].writeSafe(hot, h);
+    if (price > hot[h + GREATER_MIN] || price < hot[h + LESS_MAX]) this.fireLevels(tokenIndex, NaN, price, nowMs);
+    return this.firer.flush();
+  }
+
+  /** The token's price becomes unknown: its next price only sets the reference (and checks level rules). */
+  forgetPrice(token: string): void {
+    const index = this.tokenIds.get(token);
+    if (index === undefined) return;
+    const h = index * HOT_STRIDE;
+    // NaN bounds send the next tick down the slow path, which recomputes them.
+    this.hot[h + PRICE] = NaN;
+    this.hot[h + SAFE_LO] = NaN;
+    this.hot[h + SAFE_HI] = NaN;
+  }
+
+  /** Fires the armed level rules the price satisfies (the caller checked the cached extremes). */
+  private fireLevels(tokenIndex: number, p0: number, price: number, nowMs: number): void {
+    const hot = this.hot;
+    const h = tokenIndex * HOT_STRIDE;
+    const s = this.tokens[tokenIndex];
     if (price > hot[h + GREATER_MIN]) {
-      const s = this.tokens[tokenIndex];
       const lane = s.greater;
       this.firer.levels(s, lane, 0, lane.lowerBound(price), p0, price, nowMs);
       hot[h + GREATER_MIN] = lane.n !== 0 ? lane.t[0] : Infinity;
     }
     if (price < hot[h + LESS_MAX]) {
-      const s = this.tokens[tokenIndex];
       const lane = s.less;
       this.firer.levels(s, lane, lane.upperBound(price), lane.n, p0, price, nowMs);
       hot[h + LESS_MAX] = lane.n !== 0 ? lane.t[lane.n - 1] : -Infinity;
     }
-    return this.firer.flush();
   }
 
   /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */

@@ -89,6 +89,22 @@ export class ReferenceEvaluator implements AlertEvaluator {
     return firings;
   }
 
+  /** The price becomes the crossing reference; no crossing fires, level rules that hold do. */
+  setPrice(token: string, price: number, nowMs: number): Firing[] {
+    if (!Number.isFinite(price)) return [];
+    const firings = this.sweep(nowMs);
+    this.prices.set(token, price);
+    for (const rule of this.rules) {
+      if (rule.token !== token || !isLevelRule(rule.type) || !this.eligible(rule, nowMs)) continue;
+      if (holds(rule, undefined, price, [])) firings.push(this.fire(rule, null, price, [], nowMs));
+    }
+    return firings;
+  }
+
+  forgetPrice(token: string): void {
+    this.prices.delete(token);
+  }
+
   /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */
   sweep(nowMs: number): Firing[] {
     const firings: Firing[] = [];

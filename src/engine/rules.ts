@@ -44,6 +44,10 @@ export interface AlertEvaluator {
   remove(ruleId: number): void;
   setEnabled(ruleId: number, enabled: boolean, nowMs: number): readonly Firing[];
   tick(token: string, price: number, nowMs: number): readonly Firing[];
+  /** Sets the token's price without firing crossings (level rules that hold fire). */
+  setPrice(token: string, price: number, nowMs: number): readonly Firing[];
+  /** Forgets the token's price: the next one only sets the reference. */
+  forgetPrice(token: string): void;
   sweep(nowMs: number): readonly Firing[];
   lastPrice(token: string): number | undefined;
 }

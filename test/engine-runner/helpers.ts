@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
-import { deliveries, notifications } from '../../src/db/schema/index.js';
+import type { Database } from '../../src/db/client.js';
+import { catalogEvents, catalogMarkets, deliveries, notifications } from '../../src/db/schema/index.js';
+import type { SimMarket, SimState } from '../../src/venue/simulator/state.js';
 import { createLogger } from '../../src/logger.js';
 import { createEngineRunner, type EngineRunner } from '../../src/engine/runner/engine-runner.js';
 import type { MarketStream } from '../../src/venue/clob/market-socket.js';
@@ -84,4 +86,28 @@ export function fakeStream() {
     close: () => {},
   } as unknown as MarketStream;
   return { stream, tokens: () => tokens, emit: (msg: MarketMessage, at = Date.now()) => emitter.emit('message', msg, at) };
+}
+
+/** Copies the simulator's first open markets (one per event) into the catalog tables, so rules can follow their tokens. */
+export async function seedFromSimulator(database: Database, state: SimState, count: number): Promise<SimMarket[]> {
+  const picked: SimMarket[] = [];
+  for (const e of state.events.values()) {
+    const m = state.marketsOf(e).find((x) => !x.closed);
+    if (!m || picked.length >= count) continue;
+    picked.push(m);
+    await database.db.insert(catalogEvents).values({ id: e.id, slug: e.slug, title: e.title, volume24hr: 0, closed: false }).onConflictDoNothing();
+    await database.db.insert(catalogMarkets).values({
+      id: m.id, eventId: e.id, position: 0, question: m.question, outcomes: ['Yes', 'No'], outcomePrices: [0.5, 0.5],
+      clobTokenIds: [...m.tokenIds], yesTokenId: m.tokenIds[0],
+    }).onConflictDoNothing();
+  }
+  return picked;
+}
+
+/** Moves a simulator market's displayed price with the control endpoint. */
+export async function movePrice(controlUrl: string, marketId: string, price: number): Promise<void> {
+  const res = await fetch(`${controlUrl}/markets/${marketId}/price`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }),
+  });
+  if (res.status !== 200) throw new Error(`moving the price failed: ${res.status} ${await res.text()}`);
 }

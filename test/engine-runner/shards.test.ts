@@ -96,6 +96,28 @@ describe('engine shards: several processes on one database (PostgreSQL only; ski
     await m1.close();
   });
 
+  it.runIf(onPostgres)('a member rejoining in the same slot gets a new members key; ready announcements reach the others', async () => {
+    const m1 = await member(env.database);
+    const m2 = await member(await secondHandle());
+    await eventually(() => expect(m1.members).toHaveLength(2));
+    const before = m1.membersKey;
+    const ready: [number, string][] = [];
+    m1.on('ready', (slot, key) => ready.push([slot, key]));
+    await m2.announceReady(m2.membersKey);
+    await eventually(() => expect(ready).toEqual([[m2.slot, before]]));
+
+    const slot = m2.slot;
+    await m2.close();
+    await eventually(() => expect(m1.members).toHaveLength(1));
+    const m3 = await member(await secondHandle());
+    expect(m3.slot).toBe(slot);
+    await eventually(() => expect(m1.members).toEqual(m3.members));
+    // A "ready" of the earlier run must not count for this one.
+    expect(m1.membersKey).not.toBe(before);
+    await m3.close();
+    await m1.close();
+  });
+
   it.runIf(onPostgres)('two runners fed the same prices write exactly one notification (the owner\'s)', async () => {
     const a = await env.newAccount();
     const event = await seedEvent(env.database, { title: 'Shared token', markets: 1 });

@@ -58,6 +58,8 @@ const operation = (maxRules: number) => fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('add' as const), rule: ruleSpec(maxRules) }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant('remove' as const), ruleId: fc.integer({ min: 0, max: maxRules - 1 }) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('enable' as const), ruleId: fc.integer({ min: 0, max: maxRules - 1 }), enabled: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant('set' as const), token: fc.constantFrom(...TOKENS), price }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant('forget' as const), token: fc.constantFrom(...TOKENS) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('sweep' as const) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('settle' as const) }), weight: 1 },
 );
@@ -67,6 +69,8 @@ function apply(e: RuleIndex | ReferenceEvaluator, op: Operation, nowMs: number):
   switch (op.op) {
     case 'tick': return e.tick(op.token, op.price, nowMs);
     case 'add': return e.add(compile(op.rule, nowMs), nowMs);
+    case 'set': return e.setPrice(op.token, op.price, nowMs);
+    case 'forget': e.forgetPrice(op.token); return [];
     case 'remove': e.remove(op.ruleId); return [];
     case 'enable': return e.setEnabled(op.ruleId, op.enabled, nowMs);
     case 'sweep': return e.sweep(nowMs);

@@ -33,6 +33,32 @@ describe.each(implementations)('%s', (_name, create) => {
     expect(e.tick('yes-1', 0.4, 4)).toEqual([]);
   });
 
+  it('setPrice moves the crossing reference without firing crossings; level rules that hold fire', () => {
+    const e = create();
+    e.tick('yes-1', 0.26, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING_UP, threshold: 0.5 }), 0);
+    e.add(rule({ ruleId: 2, type: CROSSING_STEP, threshold: 0.1 }), 0);
+    e.add(rule({ ruleId: 3, type: GREATER_THAN, threshold: 0.7 }), 0);
+    expect(normalize(e.setPrice('yes-1', 0.8, 1))).toEqual([
+      { ruleId: 3, subscriptionId: 'sub-3', marketId: 'market-1', token: 'yes-1', ruleType: GREATER_THAN, previousPrice: null, price: 0.8, atMs: 1 },
+    ]);
+    expect(e.lastPrice('yes-1')).toBe(0.8);
+    expect(fired(e.tick('yes-1', 0.79, 2))).toEqual([3]);
+    expect(fired(e.tick('yes-1', 0.45, 3))).toEqual([2]);
+    expect(fired(e.tick('yes-1', 0.55, 4))).toEqual([1, 2]);
+  });
+
+  it('forgetPrice: the next price only sets the reference', () => {
+    const e = create();
+    e.tick('yes-1', 0.26, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING_UP, threshold: 0.5 }), 0);
+    e.forgetPrice('yes-1');
+    expect(e.lastPrice('yes-1')).toBeUndefined();
+    expect(e.tick('yes-1', 0.8, 1)).toEqual([]);
+    expect(e.tick('yes-1', 0.4, 2)).toEqual([]);
+    expect(fired(e.tick('yes-1', 0.5, 3))).toEqual([1]);
+  });
+
   it('Crossing Down fires when p0 > t >= p1', () => {
     const e = create();
     e.tick('yes-1', 0.55, 0);

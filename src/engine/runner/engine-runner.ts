@@ -6,14 +6,19 @@ import { RuleIndex } from '../index.js';
 import type { Firing } from '../rules.js';
 import { compileRule, expandPriceRules, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
-import { TokenPriceStore } from './token-prices.js';
+import { TokenPriceStore, type PriceBatch } from './token-prices.js';
 
 export interface EngineRunnerOptions {
   database: Database;
   logger: Logger;
   now?: () => number;
-  /** How often last prices are saved and paused level rules are swept (ms). */
+  /** How often paused level rules are swept, and the longest a price waits to be saved (ms). */
   flushIntervalMs?: number;
+  /**
+   * How soon a changed price is saved when no firing write carries it sooner (ms, default 100):
+   * an engine taking the token over compares its first price with the saved one.
+   */
+  priceSaveDelayMs?: number;
   /**
    * Whether this process fires for a token (several engine processes split tokens, see
    * shards.ts). Firings of other tokens are dropped before they are written. Default: all.
@@ -26,13 +31,30 @@ export interface EngineRunnerEvents {
   'tokens-changed': [tokens: string[]];
   /** A firing was written (or found already written, or skipped). */
   fired: [firing: Firing, outcome: FireOutcome];
+  /**
+   * Rules started following these tokens while the engine ran: their next price only sets the
+   * crossing reference. The role fetches their books now rather than wait for a stream update.
+   */
+  following: [tokens: string[]];
 }
 
 export interface EngineRunner {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** A new displayed price of a token. Firings are written in the background (see `idle`). */
+  /**
+   * A new displayed price of a token. Firings are written in the background (see `idle`). The
+   * first price of a token awaiting a reference (see `awaitReference`) fires no crossing.
+   */
   onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
+  /**
+   * The token's known price is not one the rules may compare with (the token was just followed,
+   * or another engine evaluated it until now): its next price only sets the reference.
+   */
+  awaitReference(tokens: readonly string[]): void;
+  /** Whether the token's next price will only set its reference. */
+  awaitsReference(token: string): boolean;
+  /** Takes over the price another engine last evaluated, as the reference; no crossing fires. */
+  adoptReference(token: string, price: number): void;
   /** Reloads the rules of these subscriptions from the database. */
   reloadSubscriptions(ids: readonly string[]): Promise<void>;
   /** Reloads every subscription that can cover a market of the event (a catalog change). */
@@ -66,6 +88,10 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const meta = new Map<number, RuleMeta>();
   const bySubscription = new Map<string, Set<number>>();
   const tokenRefs = new Map<string, number>();
+  // Tokens whose next price only sets the crossing reference.
+  const awaiting = new Set<string>();
+  let loaded = false;
+  let priceTimer: NodeJS.Timeout | undefined;
   const freeIds: number[] = [];
   // Firings not yet written may be newer than subscription_market_state: reloads take the later.
   const lastFired = new Map<string, number>();
@@ -96,11 +122,34 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     }
   }
 
+  function savePricesSoon(): void {
+    if (priceTimer || !running) return;
+    priceTimer = setTimeout(() => {
+      priceTimer = undefined;
+      void enqueue(writePending);
+    }, options.priceSaveDelayMs ?? 100);
+    priceTimer.unref();
+  }
+
+  /**
+   * Writes the waiting firings and, once none is left waiting, the prices evaluated so far, in one
+   * transaction: a saved price never runs ahead of the firings it caused, so an engine taking the
+   * token over after a crash finds again exactly the crossings whose firings were lost.
+   */
   async function writePending(): Promise<void> {
     const batch = pending.splice(0, MAX_BATCH);
     if (pending.length > 0) void enqueue(writePending);
+    const priceBatch: PriceBatch = pending.length === 0 ? prices.takeChanged() : [];
+    if (batch.length === 0) {
+      if (priceBatch.length > 0) await prices.saveIn(database.db, priceBatch);
+      return;
+    }
     const outcomes = await database.db
-      .transaction((tx): Promise<(FireOutcome | undefined)[]> => writeFirings(tx, batch))
+      .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
+        const written = await writeFirings(tx, batch);
+        await prices.saveIn(tx, priceBatch);
+        return written;
+      })
       .catch(async (error: unknown) => {
         if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
         return database.db.transaction(async (tx) => {
@@ -114,6 +163,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
               }),
             );
           }
+          await prices.saveIn(tx, priceBatch);
           return results;
         });
       });
@@ -123,10 +173,10 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     });
   }
 
-  function removeSubscription(subscriptionId: string): boolean {
+  /** Removes a subscription's rules; adds the tokens no rule follows any more to `dropped`. */
+  function removeSubscription(subscriptionId: string, dropped: Set<string>): void {
     const ids = bySubscription.get(subscriptionId);
-    if (!ids) return false;
-    let tokensChanged = false;
+    if (!ids) return;
     for (const ruleId of ids) {
       const m = meta.get(ruleId)!;
       index.remove(ruleId);
@@ -135,17 +185,19 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       const refs = (tokenRefs.get(m.token) ?? 1) - 1;
       if (refs <= 0) {
         tokenRefs.delete(m.token);
-        tokensChanged = true;
+        dropped.add(m.token);
       } else tokenRefs.set(m.token, refs);
     }
     bySubscription.delete(subscriptionId);
-    return tokensChanged;
   }
 
   async function load(subscriptionIds: readonly string[] | undefined): Promise<void> {
     const pairs = await expandPriceRules(database, subscriptionIds);
     let tokensChanged = false;
-    if (subscriptionIds) for (const id of subscriptionIds) tokensChanged = removeSubscription(id) || tokensChanged;
+    // Tokens followed before this reload; a reload that keeps following one keeps its reference.
+    const dropped = new Set<string>();
+    const followed: string[] = [];
+    if (subscriptionIds) for (const id of subscriptionIds) removeSubscription(id, dropped);
     const nowMs = now();
     for (const pair of pairs) {
       const ruleId = freeIds.pop() ?? nextId++;
@@ -159,21 +211,38 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       if (!ids) bySubscription.set(pair.subscriptionId, (ids = new Set()));
       ids.add(ruleId);
       const refs = tokenRefs.get(pair.token) ?? 0;
-      if (refs === 0) tokensChanged = true;
+      if (refs === 0 && !dropped.delete(pair.token)) {
+        tokensChanged = true;
+        // The price remembered from before nobody followed the token is stale: forget it before
+        // the rule is added, so neither a crossing nor a level rule is judged against it. (At
+        // start the saved prices stay: they are the ones the rules saw before the engine stopped.)
+        if (loaded) {
+          index.forgetPrice(pair.token);
+          awaiting.add(pair.token);
+          followed.push(pair.token);
+        }
+      }
       tokenRefs.set(pair.token, refs + 1);
       handleFirings(index.add(rule, nowMs), { receivedAtMs: nowMs });
     }
+    for (const token of dropped) {
+      tokensChanged = true;
+      index.forgetPrice(token);
+      awaiting.delete(token);
+      prices.remove(token);
+    }
+    if (dropped.size > 0) savePricesSoon();
     if (!subscriptionIds) index.settleAll();
+    loaded = true;
     if (tokensChanged) emitter.emit('tokens-changed', [...tokenRefs.keys()]);
+    if (followed.length > 0) emitter.emit('following', followed);
   }
 
   function tick(): void {
     const nowMs = now();
     handleFirings(index.sweep(nowMs), { receivedAtMs: nowMs });
-    // Saved through the write queue, behind the firings those prices caused: a crash between the
-    // two must leave the old price stored, so the restart finds the crossing again.
-    const changed = prices.takeChanged();
-    if (changed.length > 0) void enqueue(() => prices.save(changed));
+    // Saved through the write queue, with or behind the firings those prices caused (writePending).
+    if (prices.hasChanges) void enqueue(writePending);
   }
 
   const runner: EngineRunner = {
@@ -182,7 +251,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       running = true;
       // Last known prices first: crossings made while the engine was down are found on the next price.
       const nowMs = now();
-      for (const { tokenId, price } of await prices.loadAll()) index.tick(tokenId, price, nowMs);
+      const saved = await prices.loadAll();
+      for (const { tokenId, price } of saved) index.tick(tokenId, price, nowMs);
       unlisten = [
         await database.listen(SUBSCRIPTION_CHANGED, (id) => void runner.reloadSubscriptions([id])),
         await database.listen(WATCHLIST_CHANGED, (id) => {
@@ -190,6 +260,14 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         }),
       ];
       await enqueue(() => load(undefined));
+      // A saved price of a token no rule follows (left by a crash or an older version) must not
+      // become the reference of a rule created later.
+      for (const { tokenId } of saved) {
+        if (tokenRefs.has(tokenId)) continue;
+        index.forgetPrice(tokenId);
+        prices.remove(tokenId);
+      }
+      savePricesSoon();
       logger.info({ rules: index.size, tokens: tokenRefs.size }, 'engine rules loaded');
       timer = setInterval(tick, options.flushIntervalMs ?? 1000);
       timer.unref();
@@ -198,6 +276,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       if (!running) return;
       running = false;
       if (timer) clearInterval(timer);
+      clearTimeout(priceTimer);
+      priceTimer = undefined;
       for (const u of unlisten) await u().catch(() => {});
       unlisten = [];
       await runner.idle();
@@ -206,7 +286,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
       if (!Number.isFinite(price)) return;
       prices.set(token, price);
-      const firings = index.tick(token, price, now());
+      savePricesSoon();
+      const firings = awaiting.delete(token) ? index.setPrice(token, price, now()) : index.tick(token, price, now());
       if (firings.length > 0) {
         handleFirings(firings, {
           receivedAtMs,
@@ -214,6 +295,18 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
           ...(sourceTimestampMs !== undefined ? { sourceTimestampMs } : {}),
         });
       }
+    },
+    awaitReference(tokens) {
+      for (const token of tokens) {
+        index.forgetPrice(token);
+        awaiting.add(token);
+      }
+    },
+    awaitsReference: (token) => awaiting.has(token),
+    adoptReference(token, price) {
+      awaiting.delete(token);
+      const nowMs = now();
+      handleFirings(index.setPrice(token, price, nowMs), { receivedAtMs: nowMs });
     },
     reloadSubscriptions(ids) {
       return enqueue(() => load([...new Set(ids)]));

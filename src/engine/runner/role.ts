@@ -2,11 +2,12 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 import { createMarketStream, type MarketStream } from '../../venue/clob/market-socket.js';
-import { createClobRestClient } from '../../venue/clob/rest.js';
+import { createClobRestClient, type ClobRestClient } from '../../venue/clob/rest.js';
 import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { StreamPrices } from './prices-from-stream.js';
 import { joinShards, type ShardMembership } from './shards.js';
+import { TokenPriceStore } from './token-prices.js';
 
 export interface EngineRoleOptions {
   database: Database;
@@ -16,9 +17,9 @@ export interface EngineRoleOptions {
   clobWsUrl?: string;
   /** Default: config.CLOB_URL. */
   clobUrl?: string;
-  /** For tests: a market stream of one's own instead of the venue's. */
+  /** For tests: a market stream of one's own instead of the venue's (then books are fetched by REST only when `clobUrl` is given). */
   marketStream?: MarketStream;
-  /** How often the engine processes sharing the database are counted (ms). Default 2000. */
+  /** How often the engine processes sharing the database are counted (ms). Default 250. */
   shardRefreshIntervalMs?: number;
 }
 
@@ -31,40 +32,150 @@ export interface EngineRole {
   stop(): Promise<void>;
 }
 
+/** Keys of member lists whose `ready` announcements are kept (a change may be seen late). */
+const READY_KEYS_KEPT = 16;
+
 /** The engine role: rules from the database, prices from the venue stream, firings to the database. */
 export async function startEngineRole(options: EngineRoleOptions): Promise<EngineRole> {
   const { database, config } = options;
   const logger = options.logger.child({ role: 'engine' });
   const shards = await joinShards({ database, logger, refreshIntervalMs: options.shardRefreshIntervalMs });
-  const runner = createEngineRunner({ database, logger, owns: (token) => shards.owns(token) });
+  // Tokens given to another member that this process still evaluates until that member announces
+  // it follows them (token → the new owner's slot): a handover leaves no moment without an owner.
+  const handingOver = new Map<string, number>();
+  const evaluates = (token: string) => shards.owns(token) || handingOver.has(token);
+  const runner = createEngineRunner({ database, logger, owns: evaluates });
+  const savedPrices = new TokenPriceStore(database);
+  const clobRest: ClobRestClient | undefined =
+    options.marketStream && !options.clobUrl
+      ? undefined
+      : createClobRestClient({ baseUrl: options.clobUrl ?? config.CLOB_URL, logger, timeoutMs: 10_000 });
   const stream =
     options.marketStream ??
-    createMarketStream({
-      url: options.clobWsUrl ?? config.CLOB_WS_URL,
-      clobRest: createClobRestClient({ baseUrl: options.clobUrl ?? config.CLOB_URL, logger, timeoutMs: 10_000 }),
-      logger,
-    });
+    createMarketStream({ url: options.clobWsUrl ?? config.CLOB_WS_URL, clobRest: clobRest!, logger });
   const prices = new StreamPrices((token, price, receivedAtMs, sourceEvent, sourceTimestampMs) =>
     runner.onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs),
   );
-  // The stream carries only the tokens this process owns; a newly owned token gets its book from
-  // the subscription's initial dump.
+
+  // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
+  let started = false;
   let watched = new Set<string>();
-  const watch = (tokens: readonly string[]) => {
-    const next = new Set(tokens.filter((t) => shards.owns(t)));
+  const watch = () => {
+    const next = new Set(runner.tokens().filter(evaluates));
     for (const t of watched) if (!next.has(t)) prices.book.forget(t);
+    for (const t of handingOver.keys()) if (!next.has(t)) handingOver.delete(t);
     watched = next;
     stream.setTokens(next);
   };
-  runner.on('tokens-changed', watch);
-  shards.on('changed', (view) => {
-    logger.info({ ...view, slot: shards.slot }, 'engine token share changed');
-    watch(runner.tokens());
+  runner.on('tokens-changed', () => {
+    if (started) watch();
   });
-  stream.on('message', (msg, receivedAtMs) => prices.handle(msg, receivedAtMs));
+
+  // Newly followed tokens: a fresh book by REST sets their reference (unless the stream's
+  // subscription snapshot did first), so the first comparison is with a price of now.
+  runner.on('following', (tokens) => {
+    const wanted = tokens.filter((t) => watched.has(t) && runner.awaitsReference(t));
+    if (!clobRest || wanted.length === 0) return;
+    clobRest
+      .getBooks(wanted)
+      .then((books) => {
+        const receivedAtMs = Date.now();
+        for (const book of books) if (watched.has(book.assetId) && runner.awaitsReference(book.assetId)) prices.handle(book, receivedAtMs);
+      })
+      .catch((error: unknown) => logger.warn({ err: error, tokens: wanted.length }, 'fetching books of newly followed tokens failed'));
+  });
+
+  // Handover: tokens taken from a live member count as followed once the stream's snapshot of
+  // them arrived; then this process says so, and the previous owners stop evaluating them.
+  let confirming = new Set<string>();
+  let confirmingKey = '';
+  const announceReady = (key: string) =>
+    shards.announceReady(key).catch((error: unknown) => logger.warn({ err: error }, 'announcing engine readiness failed'));
+  stream.on('message', (msg, receivedAtMs) => {
+    prices.handle(msg, receivedAtMs);
+    if (confirming.size > 0 && msg.type === 'book' && confirming.delete(msg.assetId) && confirming.size === 0) {
+      void announceReady(confirmingKey);
+    }
+  });
+
+  const readyFrom = new Map<string, Set<number>>();
+  shards.on('ready', (slot, key) => {
+    let slots = readyFrom.get(key);
+    if (!slots) {
+      readyFrom.set(key, (slots = new Set()));
+      if (readyFrom.size > READY_KEYS_KEPT) readyFrom.delete(readyFrom.keys().next().value!);
+    }
+    slots.add(slot);
+    if (key !== shards.membersKey) return;
+    let released = 0;
+    for (const [token, to] of handingOver) if (to === slot && handingOver.delete(token)) released++;
+    if (released === 0) return;
+    logger.info({ slot: shards.slot, to: slot, released }, 'engine tokens handed over');
+    watch();
+  });
+
+  /**
+   * Ownership moved. Tokens given away stay evaluated until their new owner is ready. Tokens taken
+   * from a live member wait for their stream snapshot, which sets the reference without firing
+   * (the previous owner covers them meanwhile). Tokens of a member that is gone (crashed or
+   * stopped) take the price it last evaluated and saved as the reference, so the first fresh
+   * price fires exactly the crossings made while nobody followed them.
+   */
+  async function membersChanged(previousMembers: readonly number[], starting: boolean): Promise<void> {
+    const members = shards.members;
+    const key = shards.membersKey;
+    const ready = readyFrom.get(key);
+    handingOver.clear();
+    for (const t of watched) {
+      if (shards.owns(t)) continue;
+      const to = shards.ownerOf(t, members);
+      if (to !== undefined && !ready?.has(to)) handingOver.set(t, to);
+    }
+    const fromLive: string[] = [];
+    const fromGone: string[] = [];
+    for (const t of runner.tokens()) {
+      if (!shards.owns(t) || watched.has(t)) continue;
+      const before = previousMembers.length > 0 ? shards.ownerOf(t, previousMembers) : undefined;
+      if (before !== undefined && before !== shards.slot && members.includes(before)) fromLive.push(t);
+      else fromGone.push(t);
+    }
+    runner.awaitReference(fromLive);
+    for (const t of fromLive) prices.book.forget(t);
+    // At start the saved prices are already the references (runner.start).
+    if (fromGone.length > 0 && !starting) {
+      const saved = await savedPrices.load(fromGone);
+      for (const t of fromGone) {
+        const price = saved.get(t);
+        if (price !== undefined) runner.adoptReference(t, price);
+        else runner.awaitReference([t]);
+        prices.book.forget(t);
+      }
+    }
+    confirming = new Set(fromLive);
+    confirmingKey = key;
+    watch();
+    logger.info(
+      { slot: shards.slot, members, owned: watched.size - handingOver.size, handingOver: handingOver.size, fromLive: fromLive.length, fromGone: fromGone.length },
+      'engine token share changed',
+    );
+    if (confirming.size === 0) await announceReady(key);
+  }
+
+  let changes: Promise<void> = Promise.resolve();
+  const onChanged = (previousMembers: readonly number[], starting: boolean) => {
+    changes = changes
+      .then(() => membersChanged(previousMembers, starting))
+      .catch((error: unknown) => logger.error({ err: error }, 'taking over engine tokens failed'));
+    return changes;
+  };
 
   await runner.start();
-  watch(runner.tokens());
+  started = true;
+  // Until now the others evaluated this process's share: take it over from them. Changes seen
+  // from here on queue behind it (none may pass unhandled while it runs).
+  const initial = onChanged(shards.members.filter((s) => s !== shards.slot), true);
+  shards.on('changed', (_view, previousMembers) => void onChanged(previousMembers, false));
+  await initial;
   const catalog = createCatalogChangeConsumer({ database, logger, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
   await catalog.start();
   logger.info(
@@ -79,6 +190,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     shards,
     async stop() {
       await catalog.stop();
+      await changes;
       stream.close();
       await runner.stop();
       await shards.close();

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'drizzle-orm';
 import { notifyChange, type Database, type Unlisten } from '../../db/client.js';
-import { MAX_SHARDS, SHARD_LOCK_CLASS, SHARDS_CHANGED } from '../../db/coordination.js';
+import { MAX_SHARDS, SHARD_LOCK_CLASS, SHARDS_CHANGED, SHARDS_READY } from '../../db/coordination.js';
 import type { Logger } from '../../logger.js';
 
 /**
@@ -38,15 +38,34 @@ export interface ShardView {
 }
 
 export interface ShardMembershipEvents {
-  /** The member count or this process's rank changed: token ownership moved. */
-  changed: [view: ShardView];
+  /**
+   * The member count or this process's rank changed: token ownership moved. `previousMembers` are
+   * the slots before the change, so a token's previous owner is known.
+   */
+  changed: [view: ShardView, previousMembers: readonly number[]];
+  /** A member follows every token it owns among `members` (see `announceReady`). */
+  ready: [slot: number, members: string];
 }
 
 export interface ShardMembership {
   /** This process's slot (the second lock key); 0 on PGlite. */
   readonly slot: number;
   readonly view: ShardView;
+  /** The live members' slots, sorted (rank order); [slot] on PGlite. */
+  readonly members: readonly number[];
+  /**
+   * The live members as one string, different for every run of a member (slot and lock holder),
+   * so a `ready` of a member's earlier run never counts for its new one.
+   */
+  readonly membersKey: string;
   owns(token: string): boolean;
+  /** The slot owning the token among these members. */
+  ownerOf(token: string, members: readonly number[]): number | undefined;
+  /**
+   * Tells the others this process follows (subscribed, fresh book) every token it owns among
+   * `members` (a `membersKey`), so their previous owners may stop evaluating them.
+   */
+  announceReady(members: string): Promise<void>;
   /** Reads the live members now; true when the view changed (and `changed` was emitted). */
   refresh(): Promise<boolean>;
   /** Stops refreshing and gives the slot up. */
@@ -58,7 +77,10 @@ export interface ShardMembership {
 export interface ShardMembershipOptions {
   database: Database;
   logger: Logger;
-  /** How often the live members are read (ms). Default 2000. */
+  /**
+   * How often the live members are read (ms). Default 250: a process killed without notice is
+   * found within this long (its session, and lock, end as soon as its sockets close).
+   */
   refreshIntervalMs?: number;
 }
 
@@ -68,6 +90,12 @@ type Lock = { release(): Promise<void> };
 // members at once instead of at their next refresh: tokens of a process that stops have no owner
 // until then. A crashed process announces nothing; the periodic refresh finds it.
 
+interface Member {
+  slot: number;
+  /** The backend holding the slot's lock: tells a restarted member from its previous run. */
+  pid: number;
+}
+
 async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock }> {
   for (let k = 0; k < MAX_SHARDS; k++) {
     const lock = await database.tryAdvisoryLock(SHARD_LOCK_CLASS, k);
@@ -76,12 +104,13 @@ async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock
   throw new Error(`no free engine shard slot: ${MAX_SHARDS} engine processes already run on this database`);
 }
 
-async function liveSlots(database: Database): Promise<number[]> {
-  const rows = await database.rows<{ slot: number }>(sql`
-    select objid::int as slot from pg_locks
+async function liveMembers(database: Database): Promise<Member[]> {
+  const rows = await database.rows<{ slot: number; pid: number }>(sql`
+    select objid::int as slot, pid from pg_locks
     where locktype = 'advisory' and classid = ${SHARD_LOCK_CLASS} and objsubid = 2 and granted
       and database = (select oid from pg_database where datname = current_database())`);
-  return [...new Set(rows.map((r) => Number(r.slot)))].sort((a, b) => a - b);
+  const bySlot = new Map(rows.map((r) => [Number(r.slot), Number(r.pid)]));
+  return [...bySlot].map(([slot, pid]) => ({ slot, pid })).sort((a, b) => a.slot - b.slot);
 }
 
 /** Joins the engine processes of this database; on PGlite the only member. */
@@ -90,12 +119,15 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
   const logger = options.logger.child({ component: 'shards' });
   const emitter = new EventEmitter();
   let view: ShardView = { count: 1, rank: 0 };
+  let members: readonly number[] = [0];
+  let key = '0';
   let slot = 0;
   let lock: Lock | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let refreshing: Promise<boolean> | undefined;
   let unlisten: Unlisten | undefined;
+  let unlistenReady: Unlisten | undefined;
 
   if (database.kind === 'postgres') ({ slot, lock } = await claimSlot(database));
   const announce = () =>
@@ -105,20 +137,26 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
 
   async function readView(): Promise<boolean> {
     if (database.kind !== 'postgres' || closed) return false;
-    let slots = await liveSlots(database);
-    if (!slots.includes(slot)) {
+    let live = await liveMembers(database);
+    if (!live.some((m) => m.slot === slot)) {
       // Our session (and lock) is gone, e.g. the connection broke: claim a slot again.
       logger.warn({ slot }, 'engine shard slot lost; claiming again');
       await lock?.release().catch(() => {});
       ({ slot, lock } = await claimSlot(database));
-      slots = await liveSlots(database);
+      live = await liveMembers(database);
     }
+    const slots = live.map((m) => m.slot);
+    const nextKey = live.map((m) => `${m.slot}@${m.pid}`).join(',');
     const next: ShardView = { count: Math.max(1, slots.length), rank: Math.max(0, slots.indexOf(slot)) };
-    if (next.count === view.count && next.rank === view.rank) return false;
+    const previousMembers = members;
+    members = slots.length > 0 ? slots : [slot];
+    const previousKey = key;
+    key = nextKey;
+    if (next.count === view.count && next.rank === view.rank && key === previousKey) return false;
     const previous = view;
     view = next;
-    logger.info({ slot, previous, view }, 'engine shard membership changed');
-    emitter.emit('changed', view);
+    logger.info({ slot, previous, view, members }, 'engine shard membership changed');
+    emitter.emit('changed', view, previousMembers);
     return true;
   }
 
@@ -129,7 +167,18 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
     get view() {
       return view;
     },
+    get members() {
+      return members;
+    },
+    get membersKey() {
+      return key;
+    },
     owns: (token) => view.count <= 1 || ownerRank(token, view.count) === view.rank,
+    ownerOf: (token, among) => among[ownerRank(token, among.length)],
+    async announceReady(members) {
+      if (database.kind !== 'postgres' || closed) return;
+      await notifyChange(database.db, SHARDS_READY, `${slot}:${members}`);
+    },
     refresh() {
       // One read at a time; a caller arriving meanwhile shares it.
       refreshing ??= readView().finally(() => (refreshing = undefined));
@@ -140,6 +189,7 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
       closed = true;
       if (timer) clearInterval(timer);
       await unlisten?.().catch(() => {});
+      await unlistenReady?.().catch(() => {});
       await refreshing?.catch(() => {});
       await lock?.release();
       lock = undefined;
@@ -159,11 +209,17 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
     unlisten = await database.listen(SHARDS_CHANGED, () => {
       membership.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading engine shard members failed'));
     });
+    unlistenReady = await database.listen(SHARDS_READY, (payload) => {
+      const at = payload.indexOf(':');
+      const from = Number(payload.slice(0, at));
+      if (at > 0 && Number.isInteger(from) && from !== slot) emitter.emit('ready', from, payload.slice(at + 1));
+    });
+    members = [slot];
     await membership.refresh();
     await announce();
     timer = setInterval(() => {
       membership.refresh().catch((error: unknown) => logger.warn({ err: error }, 'reading engine shard members failed'));
-    }, options.refreshIntervalMs ?? 2000);
+    }, options.refreshIntervalMs ?? 250);
     timer.unref();
   }
   return membership;

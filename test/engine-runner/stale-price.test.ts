@@ -1,0 +1,136 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenPrices } from '../../src/db/schema/index.js';
+import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.js';
+import { engineName } from '../support/db.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { startSimulator } from '../venue/support.js';
+import {
+  clock, eventually, movePrice, notificationsOf, seedEvent, seedFromSimulator, silent, startRunner, subscribe, watchlistWith,
+} from './helpers.js';
+
+let env: TestEnv;
+let sim: Awaited<ReturnType<typeof startSimulator>>;
+let role: EngineRole;
+beforeAll(async () => {
+  env = await createTestEnv();
+  sim = await startSimulator();
+});
+afterAll(async () => {
+  await role?.stop();
+  await sim?.sim.stop();
+  await env?.close();
+});
+
+const savedPrice = async (token: string) =>
+  (await env.database.db.select().from(tokenPrices).where(eq(tokenPrices.tokenId, token)))[0]?.price;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe(`a rule's first comparison is with a price known while it existed (${engineName}, venue simulator)`, () => {
+  it('the observed case: watched at 0.26, not followed while it moved to 0.80, a new Crossing Up 50 does not fire; a real crossing then does', async () => {
+    const [market] = await seedFromSimulator(env.database, sim.sim.state, 1);
+    const m = market!;
+    const token = m.tokenIds[0];
+    const { controlUrl } = sim.urls;
+    role = await startEngineRole({
+      database: env.database, config: env.config, logger: silent, clobUrl: sim.urls.clobUrl, clobWsUrl: sim.urls.clobWsUrl,
+    });
+    const a = await env.newAccount();
+    const eventId = m.eventId;
+    const wl = await watchlistWith(env, a, [{ id: eventId } as never]);
+
+    await movePrice(controlUrl, m.id, 0.26);
+    const first = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
+    await eventually(async () => expect(await savedPrice(token)).toBe(0.26));
+
+    await env.http.delete(`/subscription/${first}`).set(a.auth).expect((res) => expect(res.status).toBeLessThan(300));
+    await eventually(() => expect(role.runner.tokens()).not.toContain(token));
+    // Nobody follows the token: its saved price goes, and the move is not seen.
+    await eventually(async () => expect(await savedPrice(token)).toBeUndefined());
+    await movePrice(controlUrl, m.id, 0.8);
+
+    const booksAsked = sim.sim.state.stats.booksRequests;
+    const second = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
+    await eventually(() => expect(role.runner.tokens()).toContain(token));
+    await eventually(async () => expect(await savedPrice(token)).toBe(0.8));
+    await sleep(300);
+    await role.runner.idle();
+    expect(await notificationsOf(env, second)).toHaveLength(0);
+    // The fresh book was also asked for by REST when following started.
+    expect(sim.sim.state.stats.booksRequests).toBeGreaterThan(booksAsked);
+
+    await movePrice(controlUrl, m.id, 0.4);
+    await eventually(async () => expect(await savedPrice(token)).toBe(0.4));
+    await movePrice(controlUrl, m.id, 0.6);
+    await eventually(async () => expect(await notificationsOf(env, second)).toHaveLength(1));
+    const [n] = await notificationsOf(env, second);
+    expect(n!.payload).toMatchObject({ detectedValue: 0.6, detectionDetails: { previousValue: 0.4 } });
+  });
+});
+
+describe(`saved prices of tokens nobody follows (${engineName})`, () => {
+  it('are dropped at start, so a rule created while no engine ran compares with the first fresh price', async () => {
+    const event = await seedEvent(env.database, { markets: 1 });
+    const token = event.markets[0]!.yesTokenId;
+    // Left by a crash, or by a version that kept prices of tokens no longer followed.
+    await env.database.db.insert(tokenPrices).values({ tokenId: token, price: 0.26 });
+    const c = clock();
+    const first = startRunner(env, c);
+    await first.start();
+    await eventually(async () => expect(await savedPrice(token)).toBeUndefined());
+    await first.stop();
+
+    const a = await env.newAccount();
+    const wl = await watchlistWith(env, a, [event]);
+    const sub = await subscribe(env, a, wl, { eventId: event.id, marketId: event.markets[0]!.id, type: 'Crossing Up', threshold: 50 });
+    const second = startRunner(env, c);
+    await second.start();
+    try {
+      second.onPrice(token, 0.8, c.now());
+      await second.idle();
+      expect(await notificationsOf(env, sub)).toHaveLength(0);
+      second.onPrice(token, 0.4, c.advance(1000));
+      second.onPrice(token, 0.55, c.advance(1000));
+      await second.idle();
+      expect(await notificationsOf(env, sub)).toHaveLength(1);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe(`references when tokens change hands (${engineName})`, () => {
+  it('the evaluated price is saved with the firing it caused; an adopted price is a reference, an awaited one is not', async () => {
+    const event = await seedEvent(env.database, { markets: 2 });
+    const [m1, m2] = event.markets as [typeof event.markets[0], typeof event.markets[0]];
+    const a = await env.newAccount();
+    const wl = await watchlistWith(env, a, [event]);
+    const s1 = await subscribe(env, a, wl, { eventId: event.id, marketId: m1.id, type: 'Crossing Up', threshold: 50 });
+    const s2 = await subscribe(env, a, wl, { eventId: event.id, marketId: m2.id, type: 'Crossing Up', threshold: 50 });
+    const c = clock();
+    const runner = startRunner(env, c); // prices flushed by the timer only every 60 s
+    await runner.start();
+    try {
+      // Taken over from a gone engine that last evaluated 0.4: the move to 0.6 in the gap fires.
+      runner.adoptReference(m1.yesTokenId, 0.4);
+      runner.onPrice(m1.yesTokenId, 0.6, c.advance(1000));
+      await runner.idle();
+      expect(await notificationsOf(env, s1)).toHaveLength(1);
+      expect(await savedPrice(m1.yesTokenId)).toBe(0.6);
+
+      // Taken from a live engine, which evaluated the moves until now: the snapshot only sets the reference.
+      runner.onPrice(m2.yesTokenId, 0.4, c.advance(1000));
+      runner.awaitReference([m2.yesTokenId]);
+      expect(runner.awaitsReference(m2.yesTokenId)).toBe(true);
+      runner.onPrice(m2.yesTokenId, 0.6, c.advance(1000));
+      await runner.idle();
+      expect(await notificationsOf(env, s2)).toHaveLength(0);
+      runner.onPrice(m2.yesTokenId, 0.45, c.advance(1000));
+      runner.onPrice(m2.yesTokenId, 0.5, c.advance(1000));
+      await runner.idle();
+      expect(await notificationsOf(env, s2)).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+});
