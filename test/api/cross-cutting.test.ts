@@ -57,7 +57,7 @@ describe(`cross-cutting behaviour (${engineName})`, () => {
     const doc = (await env.http.get('/openapi.json').expect(200)).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ version: '0.0.1', license: { name: 'ISC' } });
-    for (const path of ['/watchlists', '/watchlists/{watchlistId}', '/watchlists/{watchlistId}/query/tags', '/watchlists/delete', '/subscriptions', '/subscriptions/{watchlistId}', '/subscription/{subscriptionId}', '/subscription/{subscriptionId}/pause', '/tokens', '/me', '/webhook-secret/rotate', '/notifications/{notificationId}/deliveries', '/subscription/{subscriptionId}/notifications']) {
+    for (const path of ['/watchlists', '/watchlists/{watchlistId}', '/watchlists/{watchlistId}/query/tags', '/watchlists/delete', '/subscriptions', '/subscriptions/{watchlistId}', '/subscription/{subscriptionId}', '/subscription/{subscriptionId}/pause', '/tokens', '/me', '/webhook-secret/rotate', '/notifications/{notificationId}/deliveries', '/subscription/{subscriptionId}/notifications', '/channels/test']) {
       expect(doc.paths[path], path).toBeDefined();
     }
     const createSub = doc.paths['/subscriptions'].post;
@@ -70,6 +70,9 @@ describe(`cross-cutting behaviour (${engineName})`, () => {
     expect(historyRoute.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['subscriptionId', 'limit', 'before']));
     expect(Object.keys(historyRoute.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
     expect(doc.components.schemas.HistoryEntry.required).toEqual(expect.arrayContaining(['id', 'payload', 'detectedAt', 'deliveries']));
+    const testSend = doc.paths['/channels/test'].post;
+    expect(testSend.requestBody.content['application/json'].schema).toBeDefined();
+    expect(doc.components.schemas.TestSendResult.required).toEqual(['ok', 'statusCode', 'error', 'durationMs']);
     const page = await env.http.get('/docs').expect(200);
     expect(page.text).toContain('/openapi.json');
   });
