@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SubscriptionHistory, notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -90,6 +90,33 @@ describe(`rule history API (${engineName})`, () => {
     expect((await history(a.auth, sub.subscriptionId)).notifications).toHaveLength(7); // default limit 50
   });
 
+  it('reads a page in the same number of queries whatever its size (no query per notification)', async () => {
+    const a = await env.newAccount();
+    const sub = await createSubscription(env, a, [{ type: 'In App' }, { type: 'In App' }]);
+    await fireMany(env, a, sub, 25);
+    const worker = await startWorker(env.database, env.config);
+    try {
+      await waitFor(async () => (await history(a.auth, sub.subscriptionId)).notifications.every((n) => n.deliveries.every((d) => d.attempts.length === 1)));
+    } finally {
+      await worker.stop();
+    }
+    // Counts the statements the real database is sent; nothing is stubbed.
+    const selects = vi.spyOn(env.database.db, 'select');
+    try {
+      const queriesFor = async (limit: number) => {
+        selects.mockClear();
+        const page = await history(a.auth, sub.subscriptionId, `?limit=${limit}`);
+        expect(page.notifications).toHaveLength(limit);
+        return selects.mock.calls.length;
+      };
+      const small = await queriesFor(1);
+      expect(await queriesFor(25)).toBe(small);
+      expect(small).toBeLessThanOrEqual(5); // authentication, ownership, page, deliveries, attempts
+    } finally {
+      selects.mockRestore();
+    }
+  });
+
   it("answers 404 for another account's or an unknown rule, and 400 {error} for bad paging", async () => {
     const owner = await env.newAccount();
     const stranger = await env.newAccount();
@@ -99,6 +126,10 @@ describe(`rule history API (${engineName})`, () => {
     expect(notFound.body).toEqual({ error: 'Subscription not found' });
     await env.http.get('/subscription/no-such-rule/notifications').set(owner.auth).expect(404);
     await env.http.get(`/subscription/${sub.subscriptionId}/notifications`).expect(401);
+    const gone = await createSubscription(env, owner, [{ type: 'In App' }]);
+    await fire(env, owner, gone);
+    await env.http.delete(`/subscription/${gone.subscriptionId}`).set(owner.auth).expect(200);
+    await env.http.get(`/subscription/${gone.subscriptionId}/notifications`).set(owner.auth).expect(404);
     for (const query of ['limit=0', 'limit=201', 'limit=abc', 'limit=1.5', 'before=', `before=${'x'.repeat(201)}`, 'unread=true']) {
       const res = await env.http.get(`/subscription/${sub.subscriptionId}/notifications?${query}`).set(owner.auth);
       expect([query, res.status]).toEqual([query, 400]);
