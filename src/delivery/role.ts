@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
-import { createSenders } from './senders/index.js';
+import { sendersFromConfig } from './senders/index.js';
 import { startDeliveryWorker } from './worker.js';
 
 /** The `worker` role: senders built from the settings, and one delivery worker. */
@@ -14,12 +14,7 @@ export async function startWorkerRole({
   config: Config;
   logger: Logger;
 }): Promise<{ stop(): Promise<void> }> {
-  const senders = createSenders({
-    allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
-    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    telegram: { botToken: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_URL },
-    discord: { applicationId: config.DISCORD_APPLICATION_ID },
-  });
+  const senders = sendersFromConfig(config);
   const worker = await startDeliveryWorker({
     database,
     senders,

@@ -16,6 +16,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { byAccountOrIp, byIp, minuteLimiter } from './rate-limit.js';
 import { expressPath, RawBody, type RouteDef, type StreamRoute } from './route.js';
 import { accountRoutes } from './routes/account.js';
+import { channelRoutes } from './routes/channels.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 import { watchlistRoutes } from './routes/watchlists.js';
 
@@ -74,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
 
   for (const hook of deps.webhooks ?? []) if (!hook.rawBody) app.post(hook.path, hook.handler);
-  const routes = [...watchlistRoutes, ...subscriptionRoutes, ...accountRoutes, ...(deps.extraRoutes ?? [])];
+  const routes = [...watchlistRoutes, ...subscriptionRoutes, ...channelRoutes, ...accountRoutes, ...(deps.extraRoutes ?? [])];
   const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, byAccountOrIp);
   const publicLimiter = minuteLimiter(config.SEARCH_RATE_LIMIT_PER_MINUTE, byIp);
   // Bearer guards in this order: identify, count (per account, or per IP when refused), then refuse.

@@ -119,3 +119,7 @@ export const TokenList = z.strictObject({
 
 export const WebhookSecret = z.strictObject({ secret: z.string() });
 export const NewAccount = z.strictObject({ userId: z.string(), token: z.string() });
+
+export const TestSendResult = z
+  .strictObject({ ok: z.boolean(), statusCode: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })
+  .meta({ id: 'TestSendResult' });

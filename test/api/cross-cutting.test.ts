@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { catalogRoutes } from '../../src/http/routes/search.js';
 import { insertToken } from '../../src/services/tokens/index.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
@@ -7,7 +8,7 @@ import { engineName } from '../support/db.js';
 let env: TestEnv;
 let a: TestAccount;
 beforeAll(async () => {
-  env = await createTestEnv({ BODY_LIMIT_BYTES: '2048' });
+  env = await createTestEnv({ BODY_LIMIT_BYTES: '2048' }, () => ({ extraRoutes: notificationRoutes }));
   a = await env.newAccount();
 });
 afterAll(() => env?.close());
@@ -56,7 +57,7 @@ describe(`cross-cutting behaviour (${engineName})`, () => {
     const doc = (await env.http.get('/openapi.json').expect(200)).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ version: '0.0.1', license: { name: 'ISC' } });
-    for (const path of ['/watchlists', '/watchlists/{watchlistId}', '/watchlists/{watchlistId}/query/tags', '/watchlists/delete', '/subscriptions', '/subscriptions/{watchlistId}', '/subscription/{subscriptionId}', '/subscription/{subscriptionId}/pause', '/tokens', '/me', '/webhook-secret/rotate']) {
+    for (const path of ['/watchlists', '/watchlists/{watchlistId}', '/watchlists/{watchlistId}/query/tags', '/watchlists/delete', '/subscriptions', '/subscriptions/{watchlistId}', '/subscription/{subscriptionId}', '/subscription/{subscriptionId}/pause', '/tokens', '/me', '/webhook-secret/rotate', '/notifications/{notificationId}/deliveries', '/subscription/{subscriptionId}/notifications', '/channels/test']) {
       expect(doc.paths[path], path).toBeDefined();
     }
     const createSub = doc.paths['/subscriptions'].post;
@@ -65,6 +66,13 @@ describe(`cross-cutting behaviour (${engineName})`, () => {
     expect(doc.components.schemas.Subscription.required).toEqual(
       expect.arrayContaining(['channels', 'createdAt', 'expiresAt', 'status', 'subscriptionId', 'subscriptionScope', 'subscriptionTypeConfig', 'triggerType', 'watchlistId', 'watchlistName']),
     );
+    const historyRoute = doc.paths['/subscription/{subscriptionId}/notifications'].get;
+    expect(historyRoute.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['subscriptionId', 'limit', 'before']));
+    expect(Object.keys(historyRoute.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
+    expect(doc.components.schemas.HistoryEntry.required).toEqual(expect.arrayContaining(['id', 'payload', 'detectedAt', 'deliveries']));
+    const testSend = doc.paths['/channels/test'].post;
+    expect(testSend.requestBody.content['application/json'].schema).toBeDefined();
+    expect(doc.components.schemas.TestSendResult.required).toEqual(['ok', 'statusCode', 'error', 'durationMs']);
     const page = await env.http.get('/docs').expect(200);
     expect(page.text).toContain('/openapi.json');
   });

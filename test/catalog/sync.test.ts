@@ -166,6 +166,34 @@ describe(`catalog sync against the simulator (${engineName})`, () => {
   });
 });
 
+describe(`catalog sync through a simulated catalog outage (${engineName})`, () => {
+  it('records the failure while the catalog API fails and recovers once it answers again', async () => {
+    const { createLogger } = await import('../../src/logger.js');
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+    const gamma = createGammaClient({ baseUrl: s.urls.gammaUrl, logger, timeoutMs: 5000, retry: { retries: 1, minDelayMs: 10, maxDelayMs: 10 } });
+    await sync();
+    await newChanges();
+    await postJson(`${s.urls.controlUrl}/gamma/fail`, { seconds: 60, status: 503 });
+    const e = await addEvent({ title: 'Outage event', markets: [{ question: 'Down?' }] });
+    await expect(syncCatalogOnce({ database: env.database, gamma, logger })).rejects.toThrow(/HTTP 503/);
+    const loop = startCatalogSync({ database: env.database, gamma, logger, intervalMs: 50 });
+    try {
+      await expect.poll(() => lines.filter((l) => l.includes('catalog sync failed')).length, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+      expect(await newChanges()).toEqual([]);
+      await postJson(`${s.urls.controlUrl}/gamma/fail`, { seconds: 0 });
+      const seen = await firstNewChanges();
+      expect(seen).toEqual([
+        { kind: 'new_event', eventId: e.id, marketId: null },
+        { kind: 'new_market', eventId: e.id, marketId: e.markets[0]!.id },
+      ]);
+    } finally {
+      await postJson(`${s.urls.controlUrl}/gamma/fail`, { seconds: 0 });
+      await loop.stop();
+    }
+  });
+});
+
 describe.runIf(engineName === 'postgres')('catalog sync leadership (postgres)', () => {
   it('skips its ticks while another process holds the sync lock', async () => {
     const { SYNC_LOCK } = await import('../../src/catalog/index.js');

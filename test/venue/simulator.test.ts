@@ -224,3 +224,68 @@ describe('venue simulator random walk', () => {
     }
   });
 });
+
+describe('venue simulator fault controls', () => {
+  let f: Started;
+  beforeAll(async () => {
+    f = await startSimulator({ eventCount: 10, idleCloseMs: 200 });
+  });
+  afterAll(() => f.sim.stop());
+
+  it('stalls every connection, new ones included: open, silent (no data, no PONG), then data flows again', async () => {
+    const [m1] = f.sim.state.openMarkets();
+    const token = m1!.tokenIds[0]!;
+    const old = await rawSocket(f.urls.clobWsUrl);
+    old.ws.send(JSON.stringify({ assets_ids: m1?.tokenIds, type: 'market' }));
+    await waitFor(() => old.frames.some((fr) => fr.startsWith('[')), 2000, 'dump');
+    const stall = await postJson(`${f.urls.controlUrl}/feed/stall`, { seconds: 0.8 });
+    expect(stall.status).toBe(200);
+    expect(Date.parse(stall.json.stalledUntil)).toBeGreaterThan(Date.now());
+    const seenBefore = old.frames.length;
+
+    const fresh = await rawSocket(f.urls.clobWsUrl);
+    fresh.ws.send(JSON.stringify({ assets_ids: m1?.tokenIds, type: 'market' }));
+    for (const c of [old, fresh]) c.ws.send('PING');
+    await postJson(`${f.urls.controlUrl}/markets/${m1?.id}/price`, { price: 0.31 });
+    await new Promise((r) => setTimeout(r, 400)); // longer than idleCloseMs: even an idle close is held back
+    expect(old.frames.length).toBe(seenBefore);
+    expect(fresh.frames).toEqual([]);
+    expect(old.isClosed() || fresh.isClosed()).toBe(false);
+
+    await waitFor(() => Date.now() > Date.parse(stall.json.stalledUntil), 2000, 'end of stall');
+    for (const c of [old, fresh]) c.ws.send('PING');
+    await waitFor(() => old.frames.includes('PONG') && fresh.frames.includes('PONG'), 2000, 'PONG after the stall');
+    await postJson(`${f.urls.controlUrl}/markets/${m1?.id}/price`, { price: 0.62 });
+    // The subscription made during the stall counts once it ends.
+    await waitFor(() => [old, fresh].every((c) => c.frames.some((fr) => fr.includes(token) && !fr.startsWith('['))), 2000, 'data after the stall');
+    old.ws.close();
+    fresh.ws.close();
+  });
+
+  it('fails the catalog REST API with the given status for that long, leaving the CLOB API up', async () => {
+    const g = f.urls.gammaUrl;
+    const [m1] = f.sim.state.openMarkets();
+    const fail = await postJson(`${f.urls.controlUrl}/gamma/fail`, { seconds: 0.5, status: 503 });
+    expect(fail.json).toEqual({ failingUntil: expect.any(String), status: 503 });
+    expect((await getJson(`${g}/events?limit=1`)).status).toBe(503);
+    expect((await getJson(`${g}/events/keyset?limit=1`)).status).toBe(503);
+    expect((await getJson(`${g}/markets/${m1?.id}`)).status).toBe(503);
+    expect((await getJson(`${g}/book?token_id=${m1?.tokenIds[0]}`)).status).toBe(200);
+    await waitFor(() => Date.now() > Date.parse(fail.json.failingUntil), 2000, 'end of outage');
+    expect((await getJson(`${g}/events?limit=1`)).status).toBe(200);
+
+    await postJson(`${f.urls.controlUrl}/gamma/fail`, { seconds: 60 });
+    expect((await getJson(`${g}/tags`)).status).toBe(500); // the default status
+    await postJson(`${f.urls.controlUrl}/gamma/fail`, { seconds: 0 }); // 0 ends it early
+    expect((await getJson(`${g}/tags`)).status).toBe(200);
+  });
+
+  it('answers bad fault input with 400', async () => {
+    const c = f.urls.controlUrl;
+    expect((await postJson(`${c}/feed/stall`, {})).status).toBe(400);
+    expect((await postJson(`${c}/feed/stall`, { seconds: -1 })).status).toBe(400);
+    expect((await postJson(`${c}/gamma/fail`, { seconds: 1, status: 200 })).status).toBe(400);
+    expect((await postJson(`${c}/gamma/fail`, { seconds: 'long' })).status).toBe(400);
+    expect((await getJson(`${f.urls.gammaUrl}/tags`)).status).toBe(200);
+  });
+});

@@ -1,6 +1,6 @@
 import { getJson, postJson } from '../../net/http-post.js';
 import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
-import { summarizeNotification } from './summary.js';
+import { summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export interface DiscordEmbed {
@@ -20,7 +20,7 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-export function formatDiscordEmbed(payload: Record<string, unknown>, links: DeliveryJob['links']): DiscordEmbed {
+export function formatDiscordEmbed(payload: Record<string, unknown>, links: DeliveryJob['links'], test = false): DiscordEmbed {
   const s = summarizeNotification(payload);
   const fields: DiscordEmbed['fields'] = [];
   const add = (name: string, value: string | undefined, inline = true) => {
@@ -36,10 +36,11 @@ export function formatDiscordEmbed(payload: Record<string, unknown>, links: Deli
   if (s.title !== s.eventTitle) add('Event', s.eventTitle, false);
   add('Watchlist', s.watchlistName);
   if (links.chartUrl) add('Chart', `[24 h price chart](${links.chartUrl})`);
+  const description = s.kind === 'price' ? `**${s.headline}** alert` : `**${s.headline}**`;
   return {
     title: cut(s.title, 256),
     url: links.venueUrl,
-    description: s.kind === 'price' ? `**${s.headline}** alert` : `**${s.headline}**`,
+    description: test ? `**${TEST_LABEL}**\n${description}` : description,
     color: s.kind === 'price' ? COLORS.price : s.headline.endsWith('opened') ? COLORS.opened : COLORS.closed,
     fields,
     timestamp: s.detectedAt,
@@ -150,8 +151,9 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
       target.searchParams.set('with_components', 'true');
       const body = {
         username: 'Oddswatch',
-        embeds: [formatDiscordEmbed(job.payload, job.links)],
-        components: formatDiscordComponents(job.payload, job.links, await ownedByUs(webhook)),
+        embeds: [formatDiscordEmbed(job.payload, job.links, job.test)],
+        // A test has no rule behind it to pause or delete.
+        components: formatDiscordComponents(job.payload, job.links, !job.test && (await ownedByUs(webhook))),
         allowed_mentions: { parse: [] }, // market text must never ping @everyone
       };
       try {

@@ -1,3 +1,4 @@
+import type { Config } from '../../config.js';
 import type { ChannelType } from '../../domain/enums.js';
 import { createDiscordSender } from './discord.js';
 import { createInAppSender } from './in-app.js';
@@ -20,6 +21,18 @@ export interface SendersOptions {
 }
 
 export type Senders = Record<ChannelType, ChannelSender>;
+
+/** The senders as the settings configure them: the worker's, and the API's test sends. */
+export function sendersFromConfig(
+  config: Pick<Config, 'ALLOW_PRIVATE_URLS' | 'WEBHOOK_TIMEOUT_MS' | 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_API_URL' | 'DISCORD_APPLICATION_ID'>,
+): Senders {
+  return createSenders({
+    allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    telegram: { botToken: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_URL },
+    discord: { applicationId: config.DISCORD_APPLICATION_ID },
+  });
+}
 
 export function createSenders(opts: SendersOptions): Senders {
   const { allowPrivateUrls: allowPrivate, timeoutMs } = opts;

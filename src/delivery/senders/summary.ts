@@ -1,5 +1,8 @@
 // What Discord and Telegram both show of a notification, read defensively from the stored payload.
 
+/** The first line of a test send in chat (POST /channels/test). */
+export const TEST_LABEL = 'Test: a sample alert, no rule fired';
+
 export interface NotificationSummary {
   kind: 'price' | 'status';
   /** Market question, or the event title when the notification is about a whole event. */

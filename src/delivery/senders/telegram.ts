@@ -1,6 +1,6 @@
 import { postJson } from '../../net/http-post.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
-import { summarizeNotification } from './summary.js';
+import { summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export function escapeHtml(text: string): string {
@@ -12,9 +12,10 @@ export interface TelegramMessage {
   reply_markup: { inline_keyboard: ({ text: string; url: string } | { text: string; callback_data: string })[][] };
 }
 
-export function formatTelegramMessage(payload: Record<string, unknown>, links: DeliveryJob['links']): TelegramMessage {
+export function formatTelegramMessage(payload: Record<string, unknown>, links: DeliveryJob['links'], test = false): TelegramMessage {
   const s = summarizeNotification(payload);
   const lines = [`<b>${escapeHtml(s.headline)}</b>`, escapeHtml(s.title)];
+  if (test) lines.unshift(`<b>${escapeHtml(TEST_LABEL)}</b>`);
   const line = (label: string, value: string | undefined) => {
     if (value) lines.push(`${label}: <b>${escapeHtml(value)}</b>`);
   };
@@ -28,7 +29,7 @@ export function formatTelegramMessage(payload: Record<string, unknown>, links: D
   const rows: TelegramMessage['reply_markup']['inline_keyboard'] = [buttons];
   // The bot answers these callbacks with the same pause and delete commands as typed ones.
   const subscriptionId = payload.subscriptionId;
-  if (typeof subscriptionId === 'string') {
+  if (typeof subscriptionId === 'string' && !test) {
     rows.push([
       { text: 'Pause alert', callback_data: `pause:${subscriptionId}` },
       { text: 'Delete alert', callback_data: `delete:${subscriptionId}` },
@@ -67,7 +68,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
       if (chatId === undefined || chatId === '') {
         return { outcome: 'failed', error: 'The Telegram channel has no telegramChatId', durationMs: 0 };
       }
-      const message = formatTelegramMessage(job.payload, job.links);
+      const message = formatTelegramMessage(job.payload, job.links, job.test);
       const body = { chat_id: chatId, parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...message };
       try {
         // The API root is operator configuration, not user input: a local Bot API server is allowed.

@@ -16,6 +16,8 @@ export interface DeliveryJob {
   /** The secret replaced by a rotation, while its grace window lasts: it signs too. */
   previousSigningSecret?: string;
   links: { venueUrl: string; chartUrl?: string };
+  /** A test send (POST /channels/test): marked as such, and without the rule's Pause and Delete buttons. */
+  test?: boolean;
 }
 
 /**

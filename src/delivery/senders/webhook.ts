@@ -43,7 +43,7 @@ export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () =
       const url = job.settings.webhookUrl;
       if (!url) return { outcome: 'failed', error: 'The Webhook channel has no webhookUrl', durationMs: 0 };
       // The receiver's own view, made here because one stored payload serves every channel.
-      const body = JSON.stringify(webhookBody(job.payload, url));
+      const body = JSON.stringify({ ...webhookBody(job.payload, url), ...(job.test ? { test: true } : {}) });
       try {
         const response = await postJson(url, body, {
           allowPrivate,

@@ -29,6 +29,9 @@ const Delivery = z
   .meta({ id: 'Delivery' });
 export const DeliveryList = z.strictObject({ deliveries: z.array(Delivery) });
 
+const HistoryEntry = Notification.extend({ detectedAt: z.string(), deliveries: z.array(Delivery) }).meta({ id: 'HistoryEntry' });
+export const SubscriptionHistory = z.strictObject({ notifications: z.array(HistoryEntry), nextBefore: z.string().nullable() });
+
 export const notificationRoutes = defineRoutes([
   {
     method: 'get',
@@ -60,6 +63,17 @@ export const notificationRoutes = defineRoutes([
     response: DeliveryList,
     errors: [404],
     handler: async (ctx, { params }) => ({ deliveries: await inbox.listDeliveries({ ctx, input: unparsed(params) }) }),
+  },
+  {
+    method: 'get',
+    path: '/subscription/{subscriptionId}/notifications',
+    summary: "A rule's history, newest first: each firing with every channel's delivery and attempts",
+    tag,
+    auth: 'bearer',
+    query: z.object({ limit: z.string().optional(), before: z.string().optional() }),
+    response: SubscriptionHistory,
+    errors: [400, 404],
+    handler: (ctx, { params, query }) => inbox.listSubscriptionHistory({ ctx, input: { ...query, subscriptionId: params.subscriptionId } }),
   },
   {
     method: 'post',

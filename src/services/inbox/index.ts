@@ -1,4 +1,5 @@
-export { listDeliveries, type DeliveryView } from './deliveries.js';
+export { deliveriesOf, listDeliveries, type DeliveryView } from './deliveries.js';
+export { listSubscriptionHistory, type HistoryEntry } from './history.js';
 export { findNotification, listNotifications, listNotificationsAfter } from './list.js';
 export { markNotificationRead } from './read.js';
 export { redeliverNotification } from './redeliver.js';

@@ -22,3 +22,10 @@ export const NotificationIdInput = z.strictObject({ notificationId: Id });
 export type NotificationIdInput = z.input<typeof NotificationIdInput>;
 
 export const StreamResumeInput = z.strictObject({ lastEventId: Id.optional() });
+
+export const SubscriptionHistoryInput = z.strictObject({
+  subscriptionId: Id,
+  limit: ListNotificationsInput.shape.limit,
+  before: Id.optional(),
+});
+export type SubscriptionHistoryInput = z.input<typeof SubscriptionHistoryInput>;

@@ -2,13 +2,14 @@ import { Router, type Response } from 'express';
 import { bestAsk, bestBid, displayedPrice } from './books.js';
 import { addEvent, SimError } from './catalog.js';
 import { gammaEvent, gammaMarket } from './gamma-format.js';
-import { ControlDisconnectInput, ControlEventInput, ControlPriceInput } from './schemas.js';
+import type { GammaFault } from './gamma-routes.js';
+import { ControlDisconnectInput, ControlEventInput, ControlGammaFailInput, ControlPriceInput, ControlStallInput } from './schemas.js';
 import type { SimEvent, SimMarket, SimState } from './state.js';
 import { marketResolvedMessage, newMarketMessage, type WireMessage } from './wire.js';
 import type { WsHub } from './ws-hub.js';
 
 /** The test and demo controls of API.md ("Simulator control"). */
-export function controlRoutes(state: SimState, hub: WsHub): Router {
+export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFault): Router {
   const router = Router();
   const market = (id: string): SimMarket => {
     const m = state.markets.get(id);
@@ -62,6 +63,18 @@ export function controlRoutes(state: SimState, hub: WsHub): Router {
   router.post('/disconnect', (req, res: Response) => {
     const { refuseMs } = ControlDisconnectInput.parse(req.body ?? {});
     res.json({ disconnected: hub.disconnectAll(refuseMs ?? 0) });
+  });
+
+  router.post('/feed/stall', (req, res) => {
+    const { seconds } = ControlStallInput.parse(req.body);
+    res.json({ stalledUntil: hub.stall(seconds * 1000).toISOString() });
+  });
+
+  router.post('/gamma/fail', (req, res) => {
+    const { seconds, status } = ControlGammaFailInput.parse(req.body);
+    gammaFault.untilMs = Date.now() + seconds * 1000;
+    gammaFault.status = status;
+    res.json({ failingUntil: new Date(gammaFault.untilMs).toISOString(), status });
   });
 
   router.get('/state', (_req, res) => {

@@ -37,9 +37,16 @@ interface Row {
   sortable: Record<string, number>;
 }
 
+/** A catalog outage set through `POST /control/gamma/fail`: every request answers `status` until `untilMs`. */
+export interface GammaFault {
+  untilMs: number;
+  status: number;
+}
+
 export interface GammaRouteOptions {
   /** Serve keyset endpoints as 404, like older deployments. */
   legacyOffsetOnly: boolean;
+  fault: GammaFault;
 }
 
 const cursorOf = (id: string) => Buffer.from(JSON.stringify({ id })).toString('base64url');
@@ -117,6 +124,13 @@ export function gammaRoutes(state: SimState, options: GammaRouteOptions): Router
   }
 
   const notFound = (res: Response) => res.status(404).json({ error: 'not found' });
+
+  // Only the catalog's own paths: the CLOB REST API shares this server and stays up.
+  router.use(['/events', '/markets', '/tags'], (_req, res, next) => {
+    const { untilMs, status } = options.fault;
+    if (Date.now() < untilMs) return void res.status(status).json({ error: `simulated catalog failure (HTTP ${status})` });
+    next();
+  });
 
   router.get('/events', (req, res) => offsetPage(req, res, eventRows, 500, (r) => gammaEvent(state, r.e)));
   router.get('/events/keyset', (req, res) => keysetPage(req, res, 'events', eventRows, 500, (r) => gammaEvent(state, r.e)));

@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.js';
 import { addEvent, buildCatalog, SimError } from './catalog.js';
 import { clobRoutes } from './clob-routes.js';
 import { controlRoutes } from './control-routes.js';
-import { gammaRoutes } from './gamma-routes.js';
+import { gammaRoutes, type GammaFault } from './gamma-routes.js';
 import { createRng } from './prng.js';
 import { startRandomWalk } from './random-walk.js';
 import type { SimulatorScenario } from './schemas.js';
@@ -61,8 +61,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const app = express();
   app.disable('x-powered-by');
   app.use(express.json({ limit: '1mb' }));
-  app.use('/control', controlRoutes(state, hub));
-  app.use(gammaRoutes(state, { legacyOffsetOnly: options.legacyOffsetOnly ?? false }));
+  const gammaFault: GammaFault = { untilMs: 0, status: 500 };
+  app.use('/control', controlRoutes(state, hub, gammaFault));
+  app.use(gammaRoutes(state, { legacyOffsetOnly: options.legacyOffsetOnly ?? false, fault: gammaFault }));
   app.use(clobRoutes(state));
   app.use((_req: Request, res: Response) => res.status(404).json({ error: 'not found' }));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -23,6 +23,14 @@ export const ControlPriceInput = z.object({
 
 export const ControlDisconnectInput = z.object({ refuseMs: z.number().int().min(0).max(60_000).optional() }).default({});
 
+const FaultSeconds = z.number().min(0).max(3600);
+
+/** Body of `POST /control/feed/stall`; 0 ends a stall. */
+export const ControlStallInput = z.object({ seconds: FaultSeconds });
+
+/** Body of `POST /control/gamma/fail`; 0 ends an outage. */
+export const ControlGammaFailInput = z.object({ seconds: FaultSeconds, status: z.number().int().min(400).max(599).default(500) });
+
 /** A scenario file: extra events added after the generated catalog. */
 export const SimulatorScenario = z.object({ events: z.array(ControlEventInput).default([]) });
 export type SimulatorScenario = z.infer<typeof SimulatorScenario>;

@@ -33,6 +33,7 @@ export class WsHub {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly clients = new Set<Client>();
   private refuseUntil = 0;
+  private stallUntil = 0;
   private dumpCount = 0;
 
   constructor(
@@ -55,8 +56,23 @@ export class WsHub {
     return this.clients.size;
   }
 
+  /**
+   * Every connection, new ones included, stays open but sends nothing for `ms`: no data, no PONG,
+   * no close. What is published meanwhile is dropped, as a stalled venue loses it; subscriptions
+   * made meanwhile still count, so data for them flows once the stall ends. 0 ends a stall.
+   */
+  stall(ms: number): Date {
+    this.stallUntil = Date.now() + ms;
+    return new Date(this.stallUntil);
+  }
+
+  private get stalled(): boolean {
+    return Date.now() < this.stallUntil;
+  }
+
   /** Sends each message to the connections following one of its tokens (market-wide ones to all). */
   publish(messages: WireMessage[], asOneFrame: boolean): void {
+    if (this.stalled) return;
     for (const client of this.clients) {
       const mine = messages.filter((m) => this.wants(client, m));
       if (mine.length === 0 || client.ws.readyState !== WebSocket.OPEN) continue;
@@ -90,7 +106,7 @@ export class WsHub {
       tokens: new Set(),
       subscribed: false,
       customFeatures: false,
-      idleTimer: setTimeout(() => ws.close(1008, 'no subscription'), this.opts.idleCloseMs),
+      idleTimer: setTimeout(() => this.closeIdle(client), this.opts.idleCloseMs),
     };
     this.clients.add(client);
     ws.on('message', (data) => this.onMessage(client, data.toString()));
@@ -101,17 +117,28 @@ export class WsHub {
     ws.on('error', (err) => this.opts.logger.debug({ err: err.message }, 'simulator ws error'));
   }
 
+  // A close frame is something sent: a stalled feed leaves even idle connections open until it ends.
+  private closeIdle(client: Client): void {
+    if (this.stalled) client.idleTimer = setTimeout(() => this.closeIdle(client), this.stallUntil - Date.now());
+    else client.ws.close(1008, 'no subscription');
+  }
+
+  /** Answers a client unless the feed is stalled. */
+  private reply(client: Client, text: string): void {
+    if (!this.stalled) client.ws.send(text);
+  }
+
   private onMessage(client: Client, text: string): void {
-    if (text === 'PING') return client.ws.send('PONG');
+    if (text === 'PING') return this.reply(client, 'PONG');
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      return client.ws.send('INVALID OPERATION');
+      return this.reply(client, 'INVALID OPERATION');
     }
     const initial = Initial.safeParse(json);
     if (initial.success) {
-      if (client.subscribed) return client.ws.send('INVALID OPERATION');
+      if (client.subscribed) return this.reply(client, 'INVALID OPERATION');
       client.subscribed = true;
       clearTimeout(client.idleTimer);
       client.customFeatures = initial.data.custom_feature_enabled ?? false;
@@ -120,7 +147,7 @@ export class WsHub {
       return;
     }
     const op = Operation.safeParse(json);
-    if (!op.success) return client.ws.send('INVALID OPERATION');
+    if (!op.success) return this.reply(client, 'INVALID OPERATION');
     client.subscribed = true;
     clearTimeout(client.idleTimer);
     if (op.data.operation === 'unsubscribe') {
@@ -139,6 +166,6 @@ export class WsHub {
       const b = this.state.books.get(t);
       return b ? [bookMessage(b, leadingDot)] : [];
     });
-    if (books.length > 0) client.ws.send(JSON.stringify(books));
+    if (books.length > 0) this.reply(client, JSON.stringify(books));
   }
 }

@@ -1,0 +1,1 @@
+export { testChannel, type TestSendResult } from './test-send.js';
