@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { accounts } from '../../db/schema/index.js';
 import { sendersFromConfig, type DeliveryJob } from '../../delivery/senders/index.js';
 import { previousSecretInGrace } from '../accounts/webhook-secret.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { outboundUrlCheck } from '../outbound-urls.js';
@@ -54,11 +54,11 @@ export async function testChannel({ ctx, input }: { ctx: ServiceContext; input: 
 
 /** The secrets a real delivery would be signed with now, the replaced one during its grace window. */
 async function signingSecrets(ctx: ServiceContext): Promise<Pick<DeliveryJob, 'signingSecret' | 'previousSigningSecret'>> {
-  const [row] = await ctx.database.db
+  const [row] = await dbOf(ctx)
     .select({ secret: accounts.webhookSecret, previous: accounts.previousWebhookSecret, rotatedAt: accounts.webhookSecretRotatedAt })
     .from(accounts)
     .where(eq(accounts.id, ctx.account.id));
-  if (!row) throw notFound('Account not found');
+  if (!row) throw notFound('Account not found', 'account');
   const previous = { previousWebhookSecret: row.previous, rotatedAtMs: row.rotatedAt?.getTime() ?? null };
   return { signingSecret: row.secret, previousSigningSecret: previousSecretInGrace(previous, ctx.config.WEBHOOK_SECRET_GRACE_MS) };
 }
