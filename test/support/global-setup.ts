@@ -57,7 +57,7 @@ async function dropLeftovers(admin: postgres.Sql) {
   }
 }
 
-function isAlive(pid: number) {
+export function isAlive(pid: number) {
   try {
     process.kill(pid, 0);
     return true;

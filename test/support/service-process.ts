@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { TMP_DIR } from './global-setup.js';
+import { isAlive, TMP_DIR } from './global-setup.js';
 
 // The service as production runs it: `node dist/main.js`, no tsx in between to cut a drain short.
 
@@ -38,15 +38,6 @@ export async function ensureBuilt(): Promise<void> {
     if (code !== 0) throw new Error(`building dist/ failed (${code}):\n${output}`);
   } finally {
     await rm(LOCK, { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

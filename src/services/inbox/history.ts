@@ -1,10 +1,11 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import { notifications, subscriptions } from '../../db/schema/index.js';
-import type { ServiceContext } from '../context.js';
+import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { SUBSCRIPTION_NOT_FOUND } from '../subscriptions/owned.js';
 import { parseInput } from '../validate.js';
 import { deliveriesOf, type DeliveryView } from './deliveries.js';
+import { notificationPage } from './list.js';
 import { SubscriptionHistoryInput } from './schemas.js';
 import { toNotificationView, type NotificationView } from './view.js';
 
@@ -23,10 +24,10 @@ export async function listSubscriptionHistory({
   input,
 }: {
   ctx: ServiceContext;
-  input: unknown;
+  input: SubscriptionHistoryInput;
 }): Promise<{ notifications: HistoryEntry[]; nextBefore: string | null }> {
   const { subscriptionId, limit, before } = parseInput(SubscriptionHistoryInput, input);
-  const { db } = ctx.database;
+  const db = dbOf(ctx);
   // Not requireOwnedSubscription: that one locks the row for a change, and a read must not.
   const [owned] = await db
     .select({ id: subscriptions.id })
@@ -35,13 +36,7 @@ export async function listSubscriptionHistory({
   if (!owned) throw notFound(SUBSCRIPTION_NOT_FOUND);
   const conditions = [eq(notifications.subscriptionId, subscriptionId), eq(notifications.accountId, ctx.account.id)];
   if (before) conditions.push(lt(notifications.id, before));
-  const rows = await db
-    .select()
-    .from(notifications)
-    .where(and(...conditions))
-    .orderBy(desc(notifications.id))
-    .limit(limit + 1);
-  const page = rows.slice(0, limit);
+  const { page, nextBefore } = await notificationPage(db, conditions, limit);
   const delivered = await deliveriesOf(
     db,
     page.map((r) => r.id),
@@ -52,6 +47,6 @@ export async function listSubscriptionHistory({
       const detectedAt = typeof row.payload.detectedAt === 'string' ? row.payload.detectedAt : view.createdAt;
       return { ...view, detectedAt, deliveries: delivered.get(row.id) ?? [] };
     }),
-    nextBefore: rows.length > limit ? page[page.length - 1]!.id : null,
+    nextBefore,
   };
 }
