@@ -34,12 +34,14 @@ export interface AppDeps {
    * signatures over the exact bytes).
    */
   webhooks?: { path: string; handler: RequestHandler; rawBody?: boolean }[];
+  /** The clock tokens expire by (tests move it instead of waiting for an expiry). */
+  now?: () => number;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
 
 export function createApp(deps: AppDeps): Express {
-  const { config, database, logger } = deps;
+  const { config, database, logger, now = Date.now } = deps;
   const app = express();
   app.disable('x-powered-by');
   // Unset, the connection's address is the client: a forwarding header is then anyone's to write.
@@ -78,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
   // Bearer guards in this order: identify, count (per account, or per IP when refused), then refuse.
   const identify: RequestHandler = async (req, _res, next) => {
     try {
-      req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'));
+      req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'), new Date(now()));
     } catch (err) {
       if (!isServiceError(err) || err.kind !== 'unauthorized') throw err;
       req.authRefused = err;

@@ -7,7 +7,8 @@ import { createNotificationStream, type NotificationStream } from '../../src/htt
 import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, waitFor } from './support.js';
+import { createSubscription, fire, fireMany, OUTBOX_SETTINGS } from './support.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let stream: NotificationStream;
@@ -96,7 +97,7 @@ describe(`notification stream (${engineName})`, () => {
     await waitFor(() => resumed.events().length >= 2);
     const fourth = await fire(env, a, sub);
     await waitFor(() => resumed.events().length >= 3);
-    await new Promise((r) => setTimeout(r, 150));
+    await expectNothingFor(150, () => resumed.events().slice(3), { message: 'an event after the fourth' });
     expect(resumed.events().map((e) => e.id)).toEqual([second.id, third.id, fourth.id]);
 
     // A redelivery wakes the workers but is not a new notification for the stream.
