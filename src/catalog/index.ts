@@ -1,2 +1,2 @@
-export { syncCatalogOnce, type SyncDeps, type SyncReport } from './sync.js';
-export { startCatalogSync, syncUnderLock, SYNC_LOCK, type CatalogSync } from './loop.js';
+export { syncCatalogOnce } from './sync.js';
+export { startCatalogSync, syncUnderLock, SYNC_LOCK } from './loop.js';
