@@ -104,7 +104,6 @@ export const ConfigSchema = z.object({
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
-export type ConfigInput = Partial<Record<keyof z.input<typeof ConfigSchema>, string | undefined>>;
 
 export class ConfigError extends Error {}
 
@@ -131,5 +130,3 @@ export function settingFromFlag(flag: string): string | undefined {
   const key = flag.replace(/^--/, '').toUpperCase().replaceAll('-', '_');
   return key in ConfigSchema.shape ? key : undefined;
 }
-
-export const SETTING_NAMES = Object.keys(ConfigSchema.shape);

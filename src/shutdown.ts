@@ -13,6 +13,8 @@ export interface StopSignalOptions {
   deadlineMs?: number;
   echoWindowMs?: number;
   exit?: (code: number) => void;
+  /** The clock of the echo window (tests move it instead of waiting the window out). */
+  now?: () => number;
 }
 
 /**
@@ -23,17 +25,17 @@ export interface StopSignalOptions {
  * Answers a function that removes the handlers.
  */
 export function exitOnStopSignals(stop: () => Promise<void>, logger: Logger, options: StopSignalOptions = {}): () => void {
-  const { deadlineMs = STOP_DEADLINE_MS, echoWindowMs = ECHO_WINDOW_MS, exit = (code) => process.exit(code) } = options;
+  const { deadlineMs = STOP_DEADLINE_MS, echoWindowMs = ECHO_WINDOW_MS, exit = (code) => process.exit(code), now = Date.now } = options;
   let stopping = false;
   let firstAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping && Date.now() - firstAt < echoWindowMs) return;
+    if (stopping && now() - firstAt < echoWindowMs) return;
     if (stopping) {
       logger.warn({ signal }, 'second stop signal: exiting before the drain finished');
       return exit(1);
     }
     stopping = true;
-    firstAt = Date.now();
+    firstAt = now();
     logger.info({ signal, deadlineMs }, 'shutting down');
     setTimeout(() => {
       logger.error({ deadlineMs }, 'shutdown passed its deadline: exiting before the drain finished');

@@ -1,3 +1,3 @@
-export { syncCatalogOnce, type SyncDeps, type SyncReport } from './sync.js';
-export { startCatalogSync, syncUnderLock, type CatalogSync } from './loop.js';
+export { syncCatalogOnce } from './sync.js';
+export { startCatalogSync, syncUnderLock } from './loop.js';
 export { SYNC_LOCK } from '../db/coordination.js';

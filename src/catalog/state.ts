@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { catalogEvents, catalogMarkets } from '../db/schema/index.js';
 
@@ -23,8 +22,3 @@ export async function loadStoredCatalog(database: Database): Promise<StoredCatal
 }
 
 export const isEmpty = (s: StoredCatalog) => s.eventIds.size === 0;
-
-export async function storedEventIdOf(database: Database, marketId: string) {
-  const [row] = await database.db.select({ eventId: catalogMarkets.eventId }).from(catalogMarkets).where(eq(catalogMarkets.id, marketId));
-  return row?.eventId;
-}

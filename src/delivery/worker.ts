@@ -20,6 +20,8 @@ export interface DeliveryWorkerOptions {
   workerId?: string;
   /** How long `stop()` waits for the sends in flight before giving them back to the queue. */
   drainMs?: number;
+  /** The clock of the signing-secret grace window (tests move it instead of waiting the window out). */
+  now?: () => number;
 }
 
 export interface DeliveryWorker {
@@ -43,7 +45,7 @@ const RECORD_BATCH = 500;
  * sends in flight; claiming pauses while a full batch of outcomes waits to be recorded.
  */
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
-  const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000, drainMs = DEFAULT_DRAIN_MS } = opts;
+  const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000, drainMs = DEFAULT_DRAIN_MS, now = Date.now } = opts;
   const logger = opts.logger.child({ worker: opts.workerId ?? newId() });
   const inFlight = new Set<Promise<void>>();
   const retryTimers = new Set<NodeJS.Timeout>();
@@ -96,7 +98,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     const attempt = delivery.attempts + 1;
     let result: SendResult;
     try {
-      result = await send(delivery, buildJob(delivery, context, attempt, config));
+      result = await send(delivery, buildJob(delivery, context, attempt, config, now()));
     } finally {
       sending--;
       unanswered.delete(delivery.id);
@@ -209,6 +211,7 @@ export function buildJob(
   context: SendContext,
   attempt: number,
   config: Pick<Config, 'PUBLIC_URL' | 'WEBHOOK_SECRET_GRACE_MS'>,
+  nowMs = Date.now(),
 ): DeliveryJob {
   const { payload } = context;
   const slug = typeof payload.polymarketSlug === 'string' ? payload.polymarketSlug : '';
@@ -222,7 +225,7 @@ export function buildJob(
     payload,
     settings: delivery.settings ?? {},
     signingSecret: context.webhookSecret,
-    previousSigningSecret: previousSecretInGrace(context, config.WEBHOOK_SECRET_GRACE_MS),
+    previousSigningSecret: previousSecretInGrace(context, config.WEBHOOK_SECRET_GRACE_MS, nowMs),
     links: {
       venueUrl: `https://polymarket.com/event/${encodeURIComponent(slug)}`,
       ...(marketId && base ? { chartUrl: `${base}/markets/${encodeURIComponent(marketId)}/chart.svg` } : {}),

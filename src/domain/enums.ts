@@ -12,7 +12,6 @@ export const PRICE_RULE_TYPES = [
 export type PriceRuleType = (typeof PRICE_RULE_TYPES)[number];
 
 export const CATALOG_RULE_TYPE = 'New or closed events and markets' as const;
-export type CatalogRuleType = typeof CATALOG_RULE_TYPE;
 
 export const SUBSCRIPTION_TYPES = [...PRICE_RULE_TYPES, CATALOG_RULE_TYPE] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];

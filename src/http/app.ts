@@ -37,12 +37,14 @@ export interface AppDeps {
   webhooks?: { path: string; handler: RequestHandler; rawBody?: boolean }[];
   /** State shown in /metrics beyond HTTP (the chat bots). */
   metricSources?: MetricSources;
+  /** The clock tokens expire by (tests move it instead of waiting for an expiry). */
+  now?: () => number;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
 
 export function createApp(deps: AppDeps): Express {
-  const { config, database, logger } = deps;
+  const { config, database, logger, now = Date.now } = deps;
   const app = express();
   app.disable('x-powered-by');
   // Unset, the connection's address is the client: a forwarding header is then anyone's to write.
@@ -81,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   // Bearer guards in this order: identify, count (per account, or per IP when refused), then refuse.
   const identify: RequestHandler = async (req, _res, next) => {
     try {
-      req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'));
+      req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'), new Date(now()));
     } catch (err) {
       if (!isServiceError(err) || err.kind !== 'unauthorized') throw err;
       req.authRefused = err;

@@ -14,6 +14,8 @@ export interface NotificationStreamOptions {
   heartbeatMs?: number;
   /** How often open streams' tokens are checked; a revoked or expired one ends its streams. */
   tokenCheckMs?: number;
+  /** The clock tokens expire by (tests move it instead of waiting for an expiry). */
+  now?: () => number;
 }
 
 export interface NotificationStream {
@@ -40,6 +42,7 @@ export function createNotificationStream({
   logger,
   heartbeatMs = 15_000,
   tokenCheckMs = 5000,
+  now = Date.now,
 }: NotificationStreamOptions): NotificationStream {
   const clients = new Set<Client>();
   /** Streams per account, counted from the moment one is admitted (before any await). */
@@ -69,7 +72,7 @@ export function createNotificationStream({
     checkingTokens = true;
     try {
       const tokenIds = [...new Set([...clients].flatMap((c) => (c.tokenId ? [c.tokenId] : [])))];
-      const live = await liveTokenIds({ database }, tokenIds);
+      const live = await liveTokenIds({ database }, tokenIds, new Date(now()));
       for (const client of clients) {
         if (client.tokenId && !live.has(client.tokenId)) {
           client.res.end(': token revoked or expired\n\n');

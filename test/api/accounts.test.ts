@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IssuedToken, Me, TokenList, WebhookSecret } from '../../src/http/response-schemas.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
+import { testClock } from '../support/wait.js';
 
 let env: TestEnv;
+const clock = testClock();
 beforeAll(async () => {
-  env = await createTestEnv();
+  env = await createTestEnv({}, undefined, { now: clock.now });
 });
 afterAll(() => env?.close());
 
@@ -46,12 +48,12 @@ describe(`accounts and tokens (${engineName})`, () => {
 
   it('refuses an expired token and records lastUsedAt', async () => {
     const a = await env.newAccount();
-    const soon = new Date(Date.now() + 1500).toISOString();
+    const soon = new Date(clock.now() + 60_000).toISOString();
     const { body } = await env.http.post('/tokens').set(a.auth).send({ name: 'short', expiresAt: soon }).expect(201);
     await env.http.get('/me').set({ Authorization: `Bearer ${body.token}` }).expect(200);
     const listed = (await env.http.get('/tokens').set(a.auth)).body.tokens.find((t: { id: string }) => t.id === body.id);
     expect(listed.lastUsedAt).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 1600));
+    clock.advance(60_000);
     const res = await env.http.get('/me').set({ Authorization: `Bearer ${body.token}` }).expect(401);
     expect(res.body.error).toMatch(/expired/);
   });

@@ -14,6 +14,7 @@ import { createWatchlist } from '../../src/services/watchlists/index.js';
 import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
 import { postJson, silent, startSimulator } from '../venue/support.js';
 
 type Started = Awaited<ReturnType<typeof startSimulator>>;
@@ -42,14 +43,14 @@ async function newChanges() {
 }
 
 /** The changes the next sync writes, waiting up to 10 s for them (the loop runs on its own timer). */
-async function firstNewChanges() {
-  const deadline = Date.now() + 10_000;
-  let seen: Awaited<ReturnType<typeof newChanges>> = [];
-  while (Date.now() < deadline && seen.length === 0) {
-    await new Promise((r) => setTimeout(r, 50));
-    seen = await newChanges();
-  }
-  return seen;
+function firstNewChanges() {
+  return waitFor(
+    async () => {
+      const seen = await newChanges();
+      return seen.length > 0 && seen;
+    },
+    { timeoutMs: 10_000, intervalMs: 50, message: 'the changes of the next sync' },
+  );
 }
 
 const addEvent = async (body: object) => (await postJson(`${s.urls.controlUrl}/events`, body)).json.event as { id: string; markets: { id: string }[] };
@@ -204,7 +205,8 @@ describe.runIf(engineName === 'postgres')('catalog sync leadership (postgres)', 
     await addEvent({ title: 'Held lock event', markets: [{ question: 'Held?' }] });
     const loop = startCatalogSync({ database: env.database, gamma, logger: silent, intervalMs: 100 });
     try {
-      await new Promise((r) => setTimeout(r, 500));
+      // Five ticks of the loop: each finds the lock taken and skips.
+      await expectNothingFor(500, newChanges, { intervalMs: 50, message: 'a sync while another process held the lock' });
       expect(await newChanges()).toEqual([]);
       await held!.release();
       const seen = await firstNewChanges();

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { insertAccountWithToken } from '../../src/services/accounts/index.js';
 import { startReceiver, type Receiver } from '../delivery/support/receiver.js';
+import { waitFor } from '../support/wait.js';
 
 let service: RunningService;
 let receiver: Receiver;
@@ -52,11 +53,13 @@ describe('the whole service on PGlite against the in-process venue simulator', (
   it('turns a price moved with the control endpoint into a notification, delivered in the app and by webhook', async () => {
     const { token } = await insertAccountWithToken(service.database.db, {});
     // The first catalog sync runs at start; search shows the catalog once it is in.
-    let found = { status: 0, body: [] as any[] };
-    for (let i = 0; i < 100 && found.body.length === 0; i++) {
-      found = await call('POST', '/search', undefined, { keyphrases: [{ text: 'bitcoin', include: true }], searchMatchOperator: 'OR' });
-      if (found.body.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
+    const found = await waitFor(
+      async () => {
+        const res = await call('POST', '/search', undefined, { keyphrases: [{ text: 'bitcoin', include: true }], searchMatchOperator: 'OR' });
+        return res.body.length > 0 && res;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, message: 'the first catalog sync (search finds bitcoin)' },
+    );
     expect(found.status).toBe(200);
     const event = found.body[0];
     const market = event.markets[0];
@@ -75,15 +78,17 @@ describe('the whole service on PGlite against the in-process venue simulator', (
     });
     expect(sub.status).toBe(201);
 
-    // The engine learns of the rule through the change feed; move the price across until it fires.
-    let notifications: any[] = [];
-    for (let i = 0; i < 40 && notifications.length === 0; i++) {
-      await movePrice(market.id, 0.3);
-      await new Promise((r) => setTimeout(r, 100));
-      await movePrice(market.id, 0.7);
-      await new Promise((r) => setTimeout(r, 150));
-      notifications = (await call('GET', '/notifications', token)).body.notifications;
-    }
+    // The engine learns of the rule through the change feed and then subscribes to the market: moves
+    // made before that are not seen, so the price goes across again until the crossing fires.
+    const notifications: any[] = await waitFor(
+      async () => {
+        await movePrice(market.id, 0.3);
+        await movePrice(market.id, 0.7);
+        const listed = (await call('GET', '/notifications', token)).body.notifications;
+        return listed.length > 0 && listed;
+      },
+      { timeoutMs: 15_000, intervalMs: 150, message: 'the crossing to fire' },
+    );
     expect(notifications).toHaveLength(1);
     const payload = notifications[0].payload;
     expect(payload).toMatchObject({
@@ -95,7 +100,7 @@ describe('the whole service on PGlite against the in-process venue simulator', (
       detectedValue: 0.7,
     });
 
-    for (let i = 0; i < 50 && receiver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => receiver.requests.length > 0, { timeoutMs: 5000, message: 'the webhook delivery' });
     expect(JSON.parse(receiver.requests[0]!.body)).toEqual(payload);
     const deliveries = await call('GET', `/notifications/${notifications[0].id}/deliveries`, token);
     expect(deliveries.body.deliveries.map((d: any) => [d.channel, d.status])).toEqual([
@@ -126,15 +131,16 @@ describe('the whole service on PGlite against the in-process venue simulator', (
     expect(sub.status).toBe(201);
 
     // Every move below goes out as legacy messages; only the kept levels can show it.
-    let mine: any[] = [];
-    for (let i = 0; i < 40 && mine.length === 0; i++) {
-      await movePrice(market.id, 0.2, true);
-      await new Promise((r) => setTimeout(r, 100));
-      await movePrice(market.id, 0.8, true);
-      await new Promise((r) => setTimeout(r, 150));
-      const all = (await call('GET', '/notifications', token)).body.notifications;
-      mine = all.filter((n: any) => n.payload.subscriptionId === sub.body.subscription.subscriptionId);
-    }
+    const mine: any[] = await waitFor(
+      async () => {
+        await movePrice(market.id, 0.2, true);
+        await movePrice(market.id, 0.8, true);
+        const all = (await call('GET', '/notifications', token)).body.notifications;
+        const own = all.filter((n: any) => n.payload.subscriptionId === sub.body.subscription.subscriptionId);
+        return own.length > 0 && own;
+      },
+      { timeoutMs: 15_000, intervalMs: 150, message: 'the crossing to fire on legacy messages' },
+    );
     expect(mine).toHaveLength(1);
     expect(mine[0].payload).toMatchObject({
       marketId: market.id,

@@ -7,7 +7,8 @@ import { startReceiver, type Receiver } from '../delivery/support/receiver.js';
 import { seedEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
-import { OUTBOX_SETTINGS, startWorker, waitFor } from './support.js';
+import { OUTBOX_SETTINGS, startWorker } from './support.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let receiver: Receiver;
@@ -37,7 +38,7 @@ describe(`demo webhooks receive every catalog change (${engineName})`, () => {
     const worker = await startWorker(env.database, env.config);
     try {
       await waitFor(() => receiver.requests.length >= 1);
-      await new Promise((r) => setTimeout(r, 300));
+      await expectNothingFor(300, () => receiver.requests.slice(1), { message: 'a second request (the inactive hook, or a duplicate)' });
     } finally {
       await worker.stop();
     }

@@ -6,7 +6,8 @@ import { DeliveryList, NotificationList, notificationRoutes } from '../../src/ht
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
-import { createSubscription, fire, OUTBOX_SETTINGS, startWorker, waitFor } from './support.js';
+import { createSubscription, fire, OUTBOX_SETTINGS, startWorker } from './support.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let stream: NotificationStream;

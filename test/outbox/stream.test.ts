@@ -7,17 +7,24 @@ import { createNotificationStream, type NotificationStream } from '../../src/htt
 import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, waitFor } from './support.js';
+import { createSubscription, fire, fireMany, OUTBOX_SETTINGS } from './support.js';
+import { expectNothingFor, testClock, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let stream: NotificationStream;
+// The app's and the stream's clock: token expiry happens when the test moves it.
+const clock = testClock();
 let server: http.Server;
 let base: string;
 beforeAll(async () => {
-  env = await createTestEnv({ ...OUTBOX_SETTINGS, MAX_STREAMS_PER_ACCOUNT: '3' }, (database) => {
-    stream = createNotificationStream({ database, logger: createLogger('silent'), heartbeatMs: 100, tokenCheckMs: 200 });
-    return { extraRoutes: notificationRoutes, streams: [stream.route] };
-  });
+  env = await createTestEnv(
+    { ...OUTBOX_SETTINGS, MAX_STREAMS_PER_ACCOUNT: '3' },
+    (database) => {
+      stream = createNotificationStream({ database, logger: createLogger('silent'), heartbeatMs: 100, tokenCheckMs: 200, now: clock.now });
+      return { extraRoutes: notificationRoutes, streams: [stream.route] };
+    },
+    { now: clock.now },
+  );
   server = env.app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -96,7 +103,7 @@ describe(`notification stream (${engineName})`, () => {
     await waitFor(() => resumed.events().length >= 2);
     const fourth = await fire(env, a, sub);
     await waitFor(() => resumed.events().length >= 3);
-    await new Promise((r) => setTimeout(r, 150));
+    await expectNothingFor(150, () => resumed.events().slice(3), { message: 'an event after the fourth' });
     expect(resumed.events().map((e) => e.id)).toEqual([second.id, third.id, fourth.id]);
 
     // A redelivery wakes the workers but is not a new notification for the stream.
@@ -183,12 +190,15 @@ describe(`notification stream (${engineName})`, () => {
 
   it('ends a stream within seconds once its token expires', async () => {
     const a = await env.newAccount();
-    const expiresAt = new Date(Date.now() + 1500);
+    const expiresAt = new Date(clock.now() + 60_000);
     const issued = await env.http.post('/tokens').set(a.auth).send({ name: 'short', expiresAt: expiresAt.toISOString() }).expect(201);
     const live = await openStream({ Authorization: `Bearer ${issued.body.token}` });
     expect(live.status).toBe(200);
+    await expectNothingFor(300, () => live.ended(), { message: 'the end of a stream whose token has not expired' });
+    clock.advance(60_000);
+    const expiredAt = Date.now();
     await waitFor(() => live.ended());
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime());
-    expect(Date.now() - expiresAt.getTime()).toBeLessThan(3000);
+    expect(clock.now()).toBeGreaterThanOrEqual(expiresAt.getTime());
+    expect(Date.now() - expiredAt).toBeLessThan(3000);
   });
 });

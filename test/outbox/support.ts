@@ -106,12 +106,5 @@ export function startWorker(database: Database, config: Config, opts: Partial<De
   });
 }
 
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('waitFor timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+// test/bots/discord.test.ts imports it from here; new tests import test/support/wait.ts directly.
+export { waitFor } from '../support/wait.js';

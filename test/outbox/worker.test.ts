@@ -6,7 +6,8 @@ import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
-import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, pricePayload, startWorker, waitFor } from './support.js';
+import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, pricePayload, startWorker } from './support.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 const receivers: Receiver[] = [];
@@ -219,7 +220,7 @@ describe(`delivery worker (${engineName})`, () => {
         );
         return row?.n === 40;
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await expectNothingFor(300, () => hook.requests.slice(40), { message: 'a request beyond the 40 deliveries' });
       expect(hook.requests).toHaveLength(40);
       expect(new Set(hook.requests.map((r) => r.headers['webhook-id'])).size).toBe(40);
     } finally {

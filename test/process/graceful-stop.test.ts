@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/index.js';
 import { startReceiver, type Receiver } from '../delivery/support/receiver.js';
-import { waitFor } from '../outbox/support.js';
+import { waitFor } from '../support/wait.js';
 import { ensureBuilt, killLeftovers, serviceEnv, startBuiltService, stopService, type ServiceProcess } from '../support/service-process.js';
 
 // SIGTERM in the middle of a burst of firings, on the production start: the process drains and
@@ -91,7 +91,7 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
       const res = await fetch(`${first.url}/search?limit=50`, { method: 'POST', headers: json, body: JSON.stringify({ keyphrases: phrases, searchMatchOperator: 'OR' }) });
       const body = (await res.json()) as { id: string; markets: { id: string }[] }[];
       return res.ok && body.length > 0 && body;
-    }, 30_000);
+    }, { timeoutMs: 30_000, message: 'the first catalog sync' });
     const markets = events.flatMap((e) => e.markets.map((m) => ({ eventId: e.id, marketId: m.id }))).slice(0, 12);
     const eventIds = [...new Set(markets.map((m) => m.eventId))];
     const wl = await call(first, token, 'POST', '/watchlists', { name: 'Burst', events: Object.fromEntries(eventIds.map((id) => [id, { autoFetch: true }])) });
@@ -121,7 +121,7 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
 
     // The burst: every market crosses every threshold; the signal comes with the first webhook.
     await Promise.all(markets.map((m) => movePrice(first, m.marketId, 0.7)));
-    await waitFor(() => received.size > 0, 20_000);
+    await waitFor(() => received.size > 0, { timeoutMs: 20_000, message: 'the first webhook of the burst' });
     const stopped = await stopService(first, 'SIGTERM');
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(10_000);
@@ -133,7 +133,7 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
       await waitFor(async () => {
         written = await notificationIds(again, token);
         return written.length > 0 && written.every((id) => received.has(id));
-      }, 60_000);
+      }, { timeoutMs: 60_000, message: 'every written firing delivered after the restart' });
     } finally {
       expect((await stopService(again)).code).toBe(0);
     }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { exitOnStopSignals } from '../../src/shutdown.js';
+import { testClock, waitFor } from '../support/wait.js';
 
 // The signal handling of src/main.ts, driven in-process: `process.emit` runs the handlers without
 // delivering a real signal, and `exit` is recorded instead of ending the test's process.
@@ -9,16 +10,14 @@ const logger = createLogger('silent');
 let dispose: (() => void) | undefined;
 afterEach(() => dispose?.());
 
-function setup(stop: () => Promise<void>, deadlineMs = 10_000) {
+function setup(stop: () => Promise<void>, deadlineMs = 10_000, clock = testClock()) {
   const exits: { code: number; atMs: number }[] = [];
   const started = Date.now();
-  dispose = exitOnStopSignals(stop, logger, { deadlineMs, exit: (code) => void exits.push({ code, atMs: Date.now() - started }) });
+  dispose = exitOnStopSignals(stop, logger, { deadlineMs, now: clock.now, exit: (code) => void exits.push({ code, atMs: Date.now() - started }) });
   return exits;
 }
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-};
+const until = (check: () => boolean) => waitFor(check, { timeoutMs: 2000, intervalMs: 10, message: 'an exit' });
 
 describe('stop signals', () => {
   it('SIGTERM stops the service once and exits 0 when the drain finishes', async () => {
@@ -34,9 +33,11 @@ describe('stop signals', () => {
   });
 
   it('a second signal exits 1 at once, without waiting for the drain', async () => {
-    const exits = setup(() => new Promise(() => {}));
+    const clock = testClock();
+    const exits = setup(() => new Promise(() => {}), 10_000, clock);
     process.emit('SIGINT', 'SIGINT');
-    await new Promise((r) => setTimeout(r, 600));
+    // Past the echo window, where a second signal is the operator asking again.
+    clock.advance(600);
     expect(exits).toEqual([]);
     process.emit('SIGINT', 'SIGINT');
     expect(exits.map((e) => e.code)).toEqual([1]);

@@ -39,11 +39,13 @@ export async function createTestEnv(
   settings: Record<string, string> = {},
   /** Route groups of later capabilities, as src/service.ts passes them. */
   extras: (database: Database) => Pick<AppDeps, 'extraRoutes' | 'streams'> = () => ({}),
+  /** `now`: the app's clock, for tests where time itself is the subject (see testClock in wait.ts). */
+  options: Pick<AppDeps, 'now'> = {},
 ): Promise<TestEnv> {
   const database = await createTestDatabase();
   const config = parseConfig({ ...TEST_SETTINGS, ...settings });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const express = createApp({ config, database, logger, readiness: async () => ({ ready: true }), ...extras(database) });
+  const express = createApp({ config, database, logger, readiness: async () => ({ ready: true }), ...extras(database), ...options });
   return {
     database,
     databaseUrl: database.url,

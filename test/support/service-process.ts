@@ -78,7 +78,9 @@ export function startBuiltService(env: Record<string, string>): Promise<ServiceP
     void exited.then((code) => reject(new Error(`service exited early with ${code}: ${printed.join('\n')}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       printed.push(line);
-      if (line.includes('"venue simulator listening"')) controlUrl = JSON.parse(line).controlUrl;
+      // The logger keeps only the origin of a URL (a path may be a credential): the control
+      // endpoints are at /control of the simulator's origin.
+      if (line.includes('"venue simulator listening"')) controlUrl = `${new URL(JSON.parse(line).controlUrl).origin}/control`;
       if (line.includes('"Oddswatch started"')) resolve({ child, url: JSON.parse(line).url, controlUrl, printed, exited });
     });
   });

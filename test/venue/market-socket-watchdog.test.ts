@@ -4,7 +4,8 @@ import { WebSocketServer } from 'ws';
 import { createMarketStream, type MarketStream } from '../../src/venue/clob/market-socket.js';
 import { backoffDelay } from '../../src/venue/clob/connection.js';
 import { parseBook } from '../../src/venue/clob/messages.js';
-import { silent, waitFor } from './support.js';
+import { silent } from './support.js';
+import { waitFor } from '../support/wait.js';
 
 let wss: WebSocketServer | undefined;
 let stream: MarketStream | undefined;
@@ -42,10 +43,10 @@ describe('market stream watchdog', () => {
     const reconnects: string[][] = [];
     stream.on('reconnected', (t) => reconnects.push(t));
     stream.setTokens(['111', '222']);
-    await waitFor(() => received.length >= 2, 4000, 'a second connection');
+    await waitFor(() => received.length >= 2, { timeoutMs: 4000, message: 'a second connection' });
     expect(JSON.parse(received[0]?.[0] ?? '{}')).toEqual({ assets_ids: ['111', '222'], type: 'market', initial_dump: true, custom_feature_enabled: true });
     expect(received[0]?.filter((f) => f === 'PING').length).toBeGreaterThanOrEqual(3);
-    await waitFor(() => reconnects.length >= 1 && reseeded.length >= 1, 2000, 'reconnect and reseed');
+    await waitFor(() => reconnects.length >= 1 && reseeded.length >= 1, { timeoutMs: 2000, message: 'reconnect and reseed' });
     expect(reseeded[0]).toEqual(['111', '222']);
   });
 
@@ -60,12 +61,14 @@ describe('market stream watchdog', () => {
       });
     });
     await new Promise((r) => wss?.once('listening', r));
+    const got: string[] = [];
     const book = (asset_id: string, timestamp: string) => ({ asset_id, market: '0xm', timestamp, bids: [{ price: '.4', size: '1' }], asks: [{ price: '.5', size: '1' }] });
     stream = createMarketStream({
       url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
       clobRest: {
+        // The REST answer comes after the socket's newer price, whatever the machine's speed.
         getBooks: async () => {
-          await new Promise((r) => setTimeout(r, 150));
+          await waitFor(() => got.includes('price_change:'), { timeoutMs: 3000, message: 'the socket price_change' });
           return [parseBook(book('111', '1000'))!, parseBook(book('222', '9000'))!];
         },
       },
@@ -74,10 +77,9 @@ describe('market stream watchdog', () => {
       silenceTimeoutMs: 2000,
       backoff: { baseMs: 20, maxMs: 50 },
     });
-    const got: string[] = [];
     stream.on('message', (m) => got.push(`${m.type}:${m.type === 'book' ? m.assetId : ''}`));
     stream.setTokens(['111', '222']);
-    await waitFor(() => got.includes('book:222'), 3000, 'REST book of 222');
+    await waitFor(() => got.includes('book:222'), { timeoutMs: 3000, message: 'REST book of 222' });
     expect(got).toEqual(['price_change:', 'book:222']);
   });
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../../src/logger.js';
+import { waitFor as sharedWaitFor } from '../support/wait.js';
 import { createSimulator, type SimulatorOptions } from '../../src/venue/simulator/index.js';
 
 export const silent = createLogger('silent');
@@ -19,15 +20,12 @@ export async function startSimulator(overrides: Partial<SimulatorOptions> = {}) 
   return { sim, urls };
 }
 
-export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/**
+ * The shared waitFor with the positional arguments test/venue/simulator.test.ts still uses;
+ * other tests call test/support/wait.ts directly.
+ */
+export const waitFor = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> =>
+  sharedWaitFor(probe, { timeoutMs, intervalMs: 10, message: what });
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

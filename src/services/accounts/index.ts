@@ -1,5 +1,5 @@
-export { createAccount, insertAccountWithToken, CreateAccountInput, type NewAccount } from './create.js';
-export { getMe, type Me } from './me.js';
+export { createAccount, insertAccountWithToken, CreateAccountInput } from './create.js';
+export { getMe } from './me.js';
 export { bootstrapFirstAccount, createAccountAsOperator, createTokenAsOperator } from './operator.js';
 export { getWebhookSecret, rotateWebhookSecret } from './webhook-secret.js';
-export { findOrCreateChatAccount, type ChatKind } from './link.js';
+export { findOrCreateChatAccount } from './link.js';

@@ -1,8 +1,7 @@
-export { deliveriesOf, listDeliveries, type DeliveryView } from './deliveries.js';
-export { listSubscriptionHistory, type HistoryEntry } from './history.js';
+export { listDeliveries } from './deliveries.js';
+export { listSubscriptionHistory } from './history.js';
 export { findNotification, listNotifications, listNotificationsAfter } from './list.js';
 export { markNotificationRead } from './read.js';
 export { redeliverNotification } from './redeliver.js';
-export { NOTIFICATION_NOT_FOUND, requireOwnedNotification } from './owned.js';
 export * from './schemas.js';
-export { toNotificationView, type NotificationView } from './view.js';
+export type { NotificationView } from './view.js';

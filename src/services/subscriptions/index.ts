@@ -4,6 +4,5 @@ export { deleteSubscription } from './delete.js';
 export { getSubscription, listSubscriptions } from './read.js';
 export { pauseSubscription, restartSubscription } from './status.js';
 export { updateSubscription } from './update.js';
-export { requireOwnedSubscription, SUBSCRIPTION_NOT_FOUND } from './owned.js';
 export * from './schemas.js';
 export type { SubscriptionView } from './view.js';

@@ -13,7 +13,7 @@ export interface Authenticated {
 }
 
 /** Resolves an Authorization header value to an account, or throws `unauthorized` saying why. */
-export async function authenticateBearer(deps: SystemDeps, header: string | undefined): Promise<Authenticated> {
+export async function authenticateBearer(deps: SystemDeps, header: string | undefined, now = new Date()): Promise<Authenticated> {
   if (!header) throw unauthorized('Missing Authorization header: send "Authorization: Bearer <token>"');
   const match = /^Bearer ([^\s]+)$/.exec(header.trim());
   if (!match) throw unauthorized('Malformed Authorization header: expected "Bearer <token>"');
@@ -34,7 +34,6 @@ export async function authenticateBearer(deps: SystemDeps, header: string | unde
     .where(eq(apiTokens.tokenHash, hashToken(token)));
   if (!row) throw unauthorized('Invalid token');
   if (row.revokedAt) throw unauthorized('Token has been revoked');
-  const now = new Date();
   if (row.expiresAt && row.expiresAt <= now) throw unauthorized('Token has expired');
 
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {

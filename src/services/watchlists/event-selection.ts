@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { catalogEvents, catalogMarkets, watchlistEvents, watchlistMarkets } from '../../db/schema/index.js';
 import { limitExceeded, validationError } from '../errors.js';
@@ -75,12 +75,4 @@ export async function removeEventSelection(tx: Tx, watchlistId: string, eventId:
     .where(and(eq(watchlistEvents.watchlistId, watchlistId), eq(watchlistEvents.eventId, eventId)))
     .returning({ id: watchlistEvents.eventId });
   return removed.length > 0;
-}
-
-export async function eventIdsOf(tx: Tx, watchlistId: string, eventIds: string[]) {
-  if (eventIds.length === 0) return [];
-  return tx
-    .select({ eventId: watchlistEvents.eventId })
-    .from(watchlistEvents)
-    .where(and(eq(watchlistEvents.watchlistId, watchlistId), inArray(watchlistEvents.eventId, eventIds)));
 }
