@@ -80,7 +80,7 @@ export function startBuiltService(env: Record<string, string>): Promise<ServiceP
       printed.push(line);
       // The logger keeps only the origin of a URL (a path may be a credential): the control
       // endpoints are at /control of the simulator's origin.
-      if (line.includes('"venue simulator listening"')) controlUrl = `${new URL(JSON.parse(line).controlUrl).origin}/control`;
+      if (line.includes('"venue simulator listening"')) controlUrl = JSON.parse(line).controlUrl;
       if (line.includes('"Oddswatch started"')) resolve({ child, url: JSON.parse(line).url, controlUrl, printed, exited });
     });
   });
