@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogRoutes } from '../../src/http/routes/search.js';
 import { insertToken } from '../../src/services/tokens/index.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
@@ -121,7 +120,7 @@ describe(`rate limits (${engineName})`, () => {
     const search = (on: TestEnv, forwardedFor: string) =>
       on.http.post('/search').set('X-Forwarded-For', forwardedFor).send({ keyphrases: [{ text: 'election' }] });
 
-    const direct = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2' }, () => ({ extraRoutes: catalogRoutes }));
+    const direct = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2' });
     try {
       expect((await search(direct, '203.0.113.1')).status).toBe(200);
       expect((await search(direct, '203.0.113.2')).status).toBe(200);
@@ -133,9 +132,7 @@ describe(`rate limits (${engineName})`, () => {
     }
 
     // Behind a trusted proxy on loopback, the address it forwards is the client.
-    const proxied = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' }, () => ({
-      extraRoutes: catalogRoutes,
-    }));
+    const proxied = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' });
     try {
       expect((await search(proxied, '203.0.113.1')).status).toBe(200);
       expect((await search(proxied, '203.0.113.1')).status).toBe(200);

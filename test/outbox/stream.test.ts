@@ -2,28 +2,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { createNotificationStream, type NotificationStream } from '../../src/http/notification-stream.js';
-import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, waitFor } from './support.js';
 
 let env: TestEnv;
-let stream: NotificationStream;
 let server: http.Server;
 let base: string;
 beforeAll(async () => {
-  env = await createTestEnv({ ...OUTBOX_SETTINGS, MAX_STREAMS_PER_ACCOUNT: '3' }, (database) => {
-    stream = createNotificationStream({ database, logger: createLogger('silent'), heartbeatMs: 100, tokenCheckMs: 200 });
-    return { extraRoutes: notificationRoutes, streams: [stream.route] };
-  });
+  env = await createTestEnv({ ...OUTBOX_SETTINGS, MAX_STREAMS_PER_ACCOUNT: '3' }, { heartbeatMs: 100, tokenCheckMs: 200 });
   server = env.app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await stream?.close();
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
   await env?.close();
