@@ -42,7 +42,12 @@ const webhookCall = (summary: string, schema: z.ZodType) => ({
     summary,
     requestParams: { header: WebhookHeaders },
     requestBody: { content: { 'application/json': { schema } } },
-    responses: { '200': { description: 'Any 2xx within 5 s confirms receipt; anything else is retried (3 attempts, 1 s apart)' } },
+    responses: {
+      '200': {
+        description:
+          'Any 2xx within WEBHOOK_TIMEOUT_MS (5 s by default) confirms receipt; anything else is retried, 3 attempts in all, WEBHOOK_RETRY_DELAY_MS (1 s) apart',
+      },
+    },
   },
 });
 
