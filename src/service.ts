@@ -7,10 +7,6 @@ import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
 import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
 import { bootstrapFirstAccount } from './services/accounts/index.js';
-import { createNotificationStream } from './http/notification-stream.js';
-import { notificationRoutes } from './http/routes/notifications.js';
-import { demoRoutes } from './http/routes/demo.js';
-import { catalogRoutes } from './http/routes/search.js';
 import { startVenue, type VenueEndpoints } from './venue/start.js';
 import type { BotStatus } from './bots/supervisor.js';
 
@@ -70,11 +66,8 @@ export async function startService(config: Config, logger: Logger, options: Star
     let url: string | undefined;
     if (config.ROLES.has('api')) {
       const expected = await expectedMigrations();
-      const inboxStream = createNotificationStream({ database, logger });
-      const app = createApp({
+      const api = createApp({
         ...deps,
-        extraRoutes: [...catalogRoutes, ...demoRoutes, ...notificationRoutes],
-        streams: [inboxStream.route],
         webhooks: [...(webhook ? [webhook] : []), ...(discordInteractions ? [discordInteractions] : [])],
         readiness: async () => {
           // A bot that is down degrades chat commands only: shown here, never a reason to be unready.
@@ -84,12 +77,12 @@ export async function startService(config: Config, logger: Logger, options: Star
         ...(bots ? { metricSources: { bots: () => bots.status() } } : {}),
       });
       const server: Server = await new Promise((resolve, reject) => {
-        const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+        const s = api.app.listen(config.PORT, config.HOST, () => resolve(s));
         s.once('error', reject);
       });
       const { port } = server.address() as AddressInfo;
       url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
-      intake.push(() => inboxStream.close()); // before the server: open streams would hold its close
+      intake.push(() => api.close()); // before the server: open streams would hold its close
       intake.push(() => closeServer(server));
     }
     if (config.ROLES.has('engine')) {

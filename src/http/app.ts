@@ -14,21 +14,17 @@ import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics, type MetricSources } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { byAccountOrIp, byIp, minuteLimiter } from './rate-limit.js';
-import { expressPath, RawBody, type RouteDef, type StreamRoute } from './route.js';
-import { accountRoutes } from './routes/account.js';
-import { channelRoutes } from './routes/channels.js';
-import { subscriptionRoutes } from './routes/subscriptions.js';
-import { watchlistRoutes } from './routes/watchlists.js';
+import { createNotificationStream, type NotificationStreamOptions } from './notification-stream.js';
+import { expressPath, isStream, RawBody } from './route.js';
+import { routeTable } from './routes/index.js';
 
 export interface AppDeps {
   config: Config;
   database: Database;
   logger: Logger;
   readiness: Readiness;
-  /** Route groups of later capabilities (search, demo, inbox). */
-  extraRoutes?: RouteDef[];
-  /** Long-lived Bearer GETs (the inbox event stream). */
-  streams?: StreamRoute[];
+  /** Heartbeat and token-check periods of the notification stream (tests shorten them). */
+  streamTiming?: Pick<NotificationStreamOptions, 'heartbeatMs' | 'tokenCheckMs'>;
   /**
    * Inbound webhooks of other services (the Telegram bot in webhook mode, Discord interactions):
    * POST path → handler. With `rawBody` the handler gets the body as received, a Buffer (for
@@ -41,9 +37,17 @@ export interface AppDeps {
   now?: () => number;
 }
 
+export interface HttpApp {
+  /** The express app: listen on it, or hand it to supertest. */
+  app: Express;
+  /** Ends the open notification streams; call it before closing the server, which they would hold open. */
+  close(): Promise<void>;
+}
+
 const REQUEST_ID = /^[\w.:-]{1,100}$/;
 
-export function createApp(deps: AppDeps): Express {
+/** The API: the route table (src/http/routes/index.ts), health, docs, and the injected bot webhooks. */
+export function createApp(deps: AppDeps): HttpApp {
   const { config, database, logger, now = Date.now } = deps;
   const app = express();
   app.disable('x-powered-by');
@@ -77,7 +81,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
 
   for (const hook of deps.webhooks ?? []) if (!hook.rawBody) app.post(hook.path, hook.handler);
-  const routes = [...watchlistRoutes, ...subscriptionRoutes, ...channelRoutes, ...accountRoutes, ...(deps.extraRoutes ?? [])];
+  const notificationStream = createNotificationStream({ database, logger, now, ...deps.streamTiming });
+  const routes = routeTable({ notificationStream: notificationStream.route });
   const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, byAccountOrIp);
   const publicLimiter = minuteLimiter(config.SEARCH_RATE_LIMIT_PER_MINUTE, byIp);
   // Bearer guards in this order: identify, count (per account, or per IP when refused), then refuse.
@@ -95,22 +100,23 @@ export function createApp(deps: AppDeps): Express {
     next();
   };
   const bearerGuards = [identify, apiLimiter, requireAuth];
+  const baseContext = (req: Request) => ({ database, config, logger: req.log, requestId: String(req.id) });
 
   healthRoutes(app, { database, readiness: deps.readiness, registry: metrics.registry });
   const document = buildOpenApiDocument(routes, config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.get('/docs', apiReference({ url: '/openapi.json', pageTitle: 'Oddswatch API' } as never));
 
-  for (const stream of deps.streams ?? []) {
-    app.get(expressPath(stream.path), ...bearerGuards, async (req, res) => {
-      const base = { database, config, logger: req.log, requestId: String(req.id) };
-      await stream.handler(bearerContext(base, req), req, res);
-    });
-  }
   for (const route of routes) {
+    if (isStream(route)) {
+      app.get(expressPath(route.path), ...bearerGuards, async (req, res) => {
+        await route.stream(bearerContext(baseContext(req), req), req, res);
+      });
+      continue;
+    }
     const guards = route.auth === 'bearer' ? bearerGuards : [publicLimiter];
     app[route.method](expressPath(route.path), ...guards, async (req, res) => {
-      const base = { database, config, logger: req.log, requestId: String(req.id) };
+      const base = baseContext(req);
       const request = { params: req.params as Record<string, string>, query: { ...req.query }, body: req.body, req };
       const result =
         route.auth === 'bearer'
@@ -123,7 +129,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return app;
+  return { app, close: () => notificationStream.close() };
 }
 
 function bearerContext(base: Omit<ServiceContext, 'account' | 'caller'>, req: Request): ServiceContext {

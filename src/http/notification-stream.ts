@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
 import type { Database, Unlisten } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import type { Logger } from '../logger.js';
@@ -162,7 +163,21 @@ export function createNotificationStream({
   }
 
   return {
-    route: { path: '/notifications/stream', handler },
+    route: {
+      method: 'get',
+      path: '/notifications/stream',
+      summary: "The account's new notifications as Server-Sent Events, resumable with Last-Event-ID",
+      tag: 'Notifications',
+      auth: 'bearer',
+      events:
+        'Each new notification as `id: <notification id>`, `event: notification`, `data: {"id", "createdAt", "payload"}` ' +
+        '(payload: a price_notification or event_status_notification, see webhooks); comment lines keep the connection open.',
+      headers: z.object({
+        'last-event-id': z.string().optional().meta({ description: 'The last notification id received: the ones after it are sent first' }),
+      }),
+      errors: [400],
+      stream: handler,
+    },
     async close() {
       for (const client of clients) client.res.end();
       clients.clear();

@@ -2,7 +2,8 @@ import { createDocument } from 'zod-openapi';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { ErrorBody } from './response-schemas.js';
-import { pathParams, type RouteDef } from './route.js';
+import { isStream, pathParams, type Route, type StreamRoute } from './route.js';
+import { EventStatusNotification, PriceNotification, WebhookHeaders } from './webhook-payloads.js';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input; the error says what to fix',
@@ -14,19 +15,57 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Rate limit exceeded; see Retry-After',
 };
 
-/** The OpenAPI 3.1 document, generated from the same zod schemas the services validate with. */
-export function buildOpenApiDocument(routes: RouteDef[], serverUrl?: string) {
+function errorResponses(codes: Set<number>): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const code of [...codes].sort()) {
+    responses[String(code)] = { description: ERROR_TEXT[code] ?? 'Error', content: { 'application/json': { schema: ErrorBody } } };
+  }
+  return responses;
+}
+
+function streamOperation(route: StreamRoute) {
+  return {
+    summary: route.summary,
+    tags: [route.tag],
+    security: [{ bearer: [] }],
+    ...(route.headers ? { requestParams: { header: route.headers } } : {}),
+    responses: {
+      '200': { description: route.events, content: { 'text/event-stream': { schema: z.string() } } },
+      ...errorResponses(new Set([...(route.errors ?? []), 401, 429])),
+    },
+  };
+}
+
+/** A call we make to the subscriber's webhookUrl: the payload, and any 2xx as its receipt. */
+const webhookCall = (summary: string, schema: z.ZodType) => ({
+  post: {
+    summary,
+    requestParams: { header: WebhookHeaders },
+    requestBody: { content: { 'application/json': { schema } } },
+    responses: {
+      '200': {
+        description:
+          'Any 2xx within WEBHOOK_TIMEOUT_MS (5 s by default) confirms receipt; anything else is retried, 3 attempts in all, WEBHOOK_RETRY_DELAY_MS (1 s) apart',
+      },
+    },
+  },
+});
+
+/** The OpenAPI 3.1 document of the route table, generated from the same zod schemas the services validate with. */
+export function buildOpenApiDocument(routes: Route[], serverUrl?: string) {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
+    if (isStream(route)) {
+      paths[route.path] = { ...paths[route.path], get: streamOperation(route) };
+      continue;
+    }
     const params = pathParams(route.path);
     const errors = new Set([...(route.errors ?? []), 429, ...(route.auth === 'bearer' ? [401] : [])]);
     if (route.body) errors.add(400).add(413);
     const responses: Record<string, unknown> = {
       [String(route.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: route.response } } },
+      ...errorResponses(errors),
     };
-    for (const code of [...errors].sort()) {
-      responses[String(code)] = { description: ERROR_TEXT[code] ?? 'Error', content: { 'application/json': { schema: ErrorBody } } };
-    }
     paths[route.path] = {
       ...paths[route.path],
       [route.method]: {
@@ -57,5 +96,9 @@ export function buildOpenApiDocument(routes: RouteDef[], serverUrl?: string) {
     servers: serverUrl ? [{ url: serverUrl }] : [],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     paths,
+    webhooks: {
+      price_notification: webhookCall('A price rule fired', PriceNotification),
+      event_status_notification: webhookCall('An event or market opened or closed', EventStatusNotification),
+    },
   });
 }

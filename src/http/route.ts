@@ -43,8 +43,25 @@ export const defineRoutes = (routes: RouteDef[]) => routes;
 export const expressPath = (openapiPath: string) => openapiPath.replace(/\{(\w+)\}/g, ':$1');
 export const pathParams = (openapiPath: string) => [...openapiPath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
-/** A long-lived Bearer GET answered by a handler of its own (Server-Sent Events). */
+/**
+ * A long-lived Bearer GET answered by a handler of its own (Server-Sent Events). Its handler holds
+ * the open connections, so the app builds it (see createApp) rather than declaring it statically.
+ */
 export interface StreamRoute {
+  method: 'get';
   path: string;
-  handler(ctx: ServiceContext, req: Request, res: Response): Promise<void>;
+  summary: string;
+  tag: string;
+  auth: 'bearer';
+  /** What each event carries, for the OpenAPI document. */
+  events: string;
+  /** Request headers the stream reads (for example Last-Event-ID). */
+  headers?: z.ZodObject;
+  errors?: number[];
+  stream(ctx: ServiceContext, req: Request, res: Response): Promise<void>;
 }
+
+/** One entry of the route table: a JSON route or a stream. */
+export type Route = RouteDef | StreamRoute;
+
+export const isStream = (route: Route): route is StreamRoute => 'stream' in route;

@@ -7,7 +7,7 @@ import { testClock } from '../support/wait.js';
 let env: TestEnv;
 const clock = testClock();
 beforeAll(async () => {
-  env = await createTestEnv({}, undefined, { now: clock.now });
+  env = await createTestEnv({}, { now: clock.now });
 });
 afterAll(() => env?.close());
 

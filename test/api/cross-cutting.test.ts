@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notificationRoutes } from '../../src/http/routes/notifications.js';
-import { catalogRoutes } from '../../src/http/routes/search.js';
 import { insertToken } from '../../src/services/tokens/index.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
@@ -8,7 +6,7 @@ import { engineName } from '../support/db.js';
 let env: TestEnv;
 let a: TestAccount;
 beforeAll(async () => {
-  env = await createTestEnv({ BODY_LIMIT_BYTES: '2048' }, () => ({ extraRoutes: notificationRoutes }));
+  env = await createTestEnv({ BODY_LIMIT_BYTES: '2048' });
   a = await env.newAccount();
 });
 afterAll(() => env?.close());
@@ -129,7 +127,7 @@ describe(`rate limits (${engineName})`, () => {
     const search = (on: TestEnv, forwardedFor: string) =>
       on.http.post('/search').set('X-Forwarded-For', forwardedFor).send({ keyphrases: [{ text: 'election' }] });
 
-    const direct = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2' }, () => ({ extraRoutes: catalogRoutes }));
+    const direct = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2' });
     try {
       expect((await search(direct, '203.0.113.1')).status).toBe(200);
       expect((await search(direct, '203.0.113.2')).status).toBe(200);
@@ -141,9 +139,7 @@ describe(`rate limits (${engineName})`, () => {
     }
 
     // Behind a trusted proxy on loopback, the address it forwards is the client.
-    const proxied = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' }, () => ({
-      extraRoutes: catalogRoutes,
-    }));
+    const proxied = await createTestEnv({ SEARCH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' });
     try {
       expect((await search(proxied, '203.0.113.1')).status).toBe(200);
       expect((await search(proxied, '203.0.113.1')).status).toBe(200);

@@ -98,7 +98,7 @@ describe(`secrets stay out of the logs (${engineName})`, () => {
   it('a request with ?access_token= logs its path, never the query string or the token (nor a webhook secret header)', async () => {
     const log = capture();
     const config = parseConfig({ ...TEST_SETTINGS });
-    const app = createApp({ config, database, logger: log.logger, readiness: async () => ({ ready: true }) });
+    const { app } = createApp({ config, database, logger: log.logger, readiness: async () => ({ ready: true }) });
     const { token } = await insertAccountWithToken(database.db, {});
     await supertest(app).get(`/watchlists?access_token=${API_TOKEN}&x=1`).set('Authorization', `Bearer ${token}`).expect(200);
     await supertest(app).get(`/no-such-route?access_token=${API_TOKEN}`).expect(404);

@@ -21,7 +21,7 @@ let eventId: string;
 let subscriptionId: string;
 
 beforeAll(async () => {
-  env = await createTestEnv({}, () => ({ extraRoutes: notificationRoutes }));
+  env = await createTestEnv();
   a = await env.newAccount();
   const event = await seedEvent(env.database, { markets: 2 });
   eventId = event.id;

@@ -413,7 +413,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     /** The real API app with the endpoint mounted, as src/service.ts does. */
     function appWith(bot: ReturnType<typeof makeBot>) {
       const endpoint = discordInteractionsEndpoint(publicKeyHex, bot, logger);
-      return createApp({ config: env.config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [endpoint] });
+      return createApp({ config: env.config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [endpoint] }).app;
     }
     /** POSTs `raw` as Discord would: signed (timestamp + body) with `key`. */
     function post(app: ReturnType<typeof appWith>, raw: string, key: KeyObject = privateKey, signedBody = raw, atMs = Date.now()) {
@@ -496,7 +496,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       const role = await startBotsRole({ database: env.database, config, logger });
       try {
         expect(role.discordInteractions?.path).toBe('/discord/interactions');
-        const app = createApp({ config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [role.discordInteractions!] });
+        const app = createApp({ config, database: env.database, logger, readiness: async () => ({ ready: true }), webhooks: [role.discordInteractions!] }).app;
         expect((await post(app, JSON.stringify({ id: 'p3', token: 'ptoken3', type: 1 })).expect(200)).body).toEqual({ type: 1 });
       } finally {
         await role.stop();

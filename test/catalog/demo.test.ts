@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { demoWebhooks, marketSamples } from '../../src/db/schema/index.js';
-import { demoRoutes } from '../../src/http/routes/demo.js';
 import { seedEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv({}, () => ({ extraRoutes: demoRoutes }));
+  env = await createTestEnv();
 });
 afterAll(() => env?.close());
 
@@ -57,7 +56,7 @@ describe(`demo webhooks (${engineName})`, () => {
   });
 
   it('refuses private addresses unless ALLOW_PRIVATE_URLS is set', async () => {
-    const strict = await createTestEnv({ ALLOW_PRIVATE_URLS: 'false' }, () => ({ extraRoutes: demoRoutes }));
+    const strict = await createTestEnv({ ALLOW_PRIVATE_URLS: 'false' });
     try {
       const a = await strict.newAccount();
       await strict.http.post('/demo/webhooks').set(a.auth).send({ url: 'http://127.0.0.1:9/x' }).expect(400);
@@ -67,7 +66,7 @@ describe(`demo webhooks (${engineName})`, () => {
   });
 
   it('caps the active demo webhooks of an account (MAX_DEMO_WEBHOOKS); a deleted one frees a slot', async () => {
-    const small = await createTestEnv({ MAX_DEMO_WEBHOOKS: '2' }, () => ({ extraRoutes: demoRoutes }));
+    const small = await createTestEnv({ MAX_DEMO_WEBHOOKS: '2' });
     try {
       const a = await small.newAccount();
       const b = await small.newAccount();

@@ -14,7 +14,7 @@ import { expressPath, pathParams } from '../../src/http/route.js';
 let env: TestEnv;
 let a: TestAccount;
 beforeAll(async () => {
-  env = await createTestEnv({}, () => ({ extraRoutes: [...catalogRoutes, ...demoRoutes] }));
+  env = await createTestEnv();
   a = await env.newAccount();
 });
 afterAll(() => env?.close());

@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEvents, catalogMarkets, marketSamples } from '../../src/db/schema/index.js';
 import { eq } from 'drizzle-orm';
-import { catalogRoutes } from '../../src/http/routes/search.js';
 import { seedEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv({ PUBLIC_URL: 'https://ow.example' }, () => ({ extraRoutes: catalogRoutes }));
+  env = await createTestEnv({ PUBLIC_URL: 'https://ow.example' });
 });
 afterAll(() => env?.close());
 

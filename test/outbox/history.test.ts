@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SubscriptionHistory, notificationRoutes } from '../../src/http/routes/notifications.js';
+import { SubscriptionHistory } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
@@ -8,7 +8,7 @@ import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, startWorker, waitF
 let env: TestEnv;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  env = await createTestEnv(OUTBOX_SETTINGS, () => ({ extraRoutes: notificationRoutes }));
+  env = await createTestEnv(OUTBOX_SETTINGS);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));

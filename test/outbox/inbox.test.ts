@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
 import { createSenders } from '../../src/delivery/senders/index.js';
-import { createNotificationStream, type NotificationStream } from '../../src/http/notification-stream.js';
-import { DeliveryList, NotificationList, notificationRoutes } from '../../src/http/routes/notifications.js';
+import { DeliveryList, NotificationList } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
@@ -10,16 +8,11 @@ import { createSubscription, fire, OUTBOX_SETTINGS, startWorker } from './suppor
 import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
-let stream: NotificationStream;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  env = await createTestEnv(OUTBOX_SETTINGS, (database) => {
-    stream = createNotificationStream({ database, logger: createLogger('silent'), heartbeatMs: 100 });
-    return { extraRoutes: notificationRoutes, streams: [stream.route] };
-  });
+  env = await createTestEnv(OUTBOX_SETTINGS, { streamTiming: { heartbeatMs: 100 } });
 });
 afterAll(async () => {
-  await stream?.close();
   await Promise.all(receivers.map((r) => r.close()));
   await env?.close();
 });

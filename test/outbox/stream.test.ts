@@ -2,16 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { createNotificationStream, type NotificationStream } from '../../src/http/notification-stream.js';
-import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { createSubscription, fire, fireMany, OUTBOX_SETTINGS } from './support.js';
 import { expectNothingFor, testClock, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
-let stream: NotificationStream;
 // The app's and the stream's clock: token expiry happens when the test moves it.
 const clock = testClock();
 let server: http.Server;
@@ -19,18 +15,13 @@ let base: string;
 beforeAll(async () => {
   env = await createTestEnv(
     { ...OUTBOX_SETTINGS, MAX_STREAMS_PER_ACCOUNT: '3' },
-    (database) => {
-      stream = createNotificationStream({ database, logger: createLogger('silent'), heartbeatMs: 100, tokenCheckMs: 200, now: clock.now });
-      return { extraRoutes: notificationRoutes, streams: [stream.route] };
-    },
-    { now: clock.now },
+    { streamTiming: { heartbeatMs: 100, tokenCheckMs: 200 }, now: clock.now },
   );
   server = env.app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await stream?.close();
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
   await env?.close();

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'drizzle-orm';
 import { writeNotification } from '../../src/delivery/enqueue.js';
-import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
@@ -12,7 +11,7 @@ import { expectNothingFor, waitFor } from '../support/wait.js';
 let env: TestEnv;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  env = await createTestEnv(OUTBOX_SETTINGS, () => ({ extraRoutes: notificationRoutes }));
+  env = await createTestEnv(OUTBOX_SETTINGS);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));

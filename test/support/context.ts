@@ -37,15 +37,14 @@ export interface TestEnv {
 /** A database of the file's own, the real app over it, and a way to make accounts. */
 export async function createTestEnv(
   settings: Record<string, string> = {},
-  /** Route groups of later capabilities, as src/service.ts passes them. */
-  extras: (database: Database) => Pick<AppDeps, 'extraRoutes' | 'streams'> = () => ({}),
-  /** `now`: the app's clock, for tests where time itself is the subject (see testClock in wait.ts). */
-  options: Pick<AppDeps, 'now'> = {},
+  /** Test-only app options: the stream's pace, and `now`, the app's clock where time is the subject (testClock in wait.ts). */
+  options: Pick<AppDeps, 'streamTiming' | 'now'> = {},
 ): Promise<TestEnv> {
   const database = await createTestDatabase();
   const config = parseConfig({ ...TEST_SETTINGS, ...settings });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const express = createApp({ config, database, logger, readiness: async () => ({ ready: true }), ...extras(database), ...options });
+  // The app as src/service.ts builds it: the whole route table, no bot webhooks.
+  const { app: express, close: closeApp } = createApp({ config, database, logger, readiness: async () => ({ ready: true }), ...options });
   return {
     database,
     databaseUrl: database.url,
@@ -63,6 +62,9 @@ export async function createTestEnv(
       };
       return { userId, token, auth: { Authorization: `Bearer ${token}` }, ctx };
     },
-    close: () => database.drop(),
+    async close() {
+      await closeApp();
+      await database.drop();
+    },
   };
 }

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import {
+  CHANNEL_TYPES,
+  EVENT_STATUS_SCOPES,
+  EVENT_STATUS_TRIGGERS,
+  SUBSCRIPTION_SCOPES,
+  SUBSCRIPTION_TYPES,
+  TRIGGER_TYPES,
+} from '../domain/enums.js';
+
+// What a Webhook channel receives (spec: Events), for the OpenAPI document's `webhooks` section.
+// Strict objects: a field the engine adds without describing it here fails the conformance test.
+
+/** The rule's channels by type; only the receiver's own Webhook channel shows its URL (webhook-body.ts). */
+const PayloadChannel = z.strictObject({
+  type: z.enum(CHANNEL_TYPES),
+  settings: z.strictObject({ webhookUrl: z.string() }).optional(),
+});
+
+export const PriceNotification = z
+  .strictObject({
+    type: z.literal('price_notification'),
+    userId: z.string().meta({ description: 'Owner of the subscription' }),
+    createdAt: z.iso.datetime(),
+    subscriptionId: z.string(),
+    watchlistId: z.string(),
+    watchlistName: z.string(),
+    eventId: z.string().meta({ description: 'Venue event id' }),
+    eventTitle: z.string(),
+    marketId: z.string().meta({ description: 'Venue market id' }),
+    marketQuestion: z.string(),
+    polymarketSlug: z.string().meta({ description: 'URL slug of the event at the venue' }),
+    clobTokenId: z.string().meta({ description: 'Order-book token id' }),
+    subscriptionScope: z.enum(SUBSCRIPTION_SCOPES),
+    subscriptionTypeConfig: z.strictObject({
+      type: z.enum(SUBSCRIPTION_TYPES),
+      config: z.strictObject({ params: z.strictObject({ threshold_percent: z.number() }) }),
+    }),
+    triggerType: z.enum(TRIGGER_TYPES),
+    detectedValue: z.number().meta({ description: 'The price, a fraction between 0 and 1' }),
+    detectedAt: z.iso.datetime(),
+    detectedAtMs: z.number(),
+    sentFromPolymarketAtMs: z.number().meta({ description: 'When the venue data was received, in ms' }),
+    channels: z.array(PayloadChannel),
+    detectionDetails: z
+      .strictObject({
+        detectedValue: z.number(),
+        detectedTimeMs: z.number(),
+        priceChangeTimeMs: z.string(),
+        previousValue: z.number().optional().meta({ description: 'The price before the move' }),
+        levels: z.array(z.number()).optional().meta({ description: 'Crossing Step: the levels crossed' }),
+      })
+      .optional(),
+    polymarketSourceEvent: z.record(z.string(), z.unknown()).optional().meta({ description: 'The raw venue message' }),
+  })
+  .meta({ id: 'PriceNotification', description: 'Sent when a price rule fires' });
+
+export const EventStatusNotification = z
+  .strictObject({
+    type: z.literal('event_status_notification'),
+    userId: z.string(),
+    eventStatusScope: z.enum(EVENT_STATUS_SCOPES),
+    triggerType: z.enum(EVENT_STATUS_TRIGGERS),
+    createdAt: z.iso.datetime(),
+    subscriptionId: z.string(),
+    watchlistId: z.string(),
+    watchlistName: z.string(),
+    eventId: z.string(),
+    eventTitle: z.string(),
+    marketId: z.string().optional().meta({ description: 'Market-level changes, and a closed single-market event' }),
+    marketQuestion: z.string().optional(),
+    outcomes: z.string().optional().meta({ description: 'A JSON-encoded array inside a string' }),
+    outcomePrices: z.string().optional().meta({ description: 'A JSON-encoded array inside a string' }),
+    polymarketSlug: z.string(),
+    detectedAt: z.iso.datetime(),
+    detectedAtMs: z.number(),
+    channels: z.array(PayloadChannel),
+  })
+  .meta({
+    id: 'EventStatusNotification',
+    description:
+      "Sent by 'New or closed events and markets' rules. Demo webhooks receive the same shape without subscriptionId, watchlistId and watchlistName.",
+  });
+
+/** The headers of every webhook call (Standard Webhooks signature, see docs/delivery.md). */
+export const WebhookHeaders = z.object({
+  'user-agent': z.string().meta({ description: '`Oddswatch-Webhook/1.0`' }),
+  'webhook-id': z.string().meta({ description: 'The notification id: the same on every retry' }),
+  'webhook-timestamp': z.string().meta({ description: 'Unix seconds' }),
+  'webhook-signature': z
+    .string()
+    .optional()
+    .meta({ description: '`v1,<base64 HMAC-SHA256>` with the account webhook secret (two while a rotated secret is honoured)' }),
+});
