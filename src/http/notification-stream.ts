@@ -30,6 +30,8 @@ interface Client {
   tokenId: string | undefined;
   res: Response;
   sent: Set<string>;
+  /** Live notifications that arrived while the replay after Last-Event-ID ran: sent after it. */
+  held?: NotificationView[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,7 +62,7 @@ export function createNotificationStream({
       const found = await findNotification({ deps: { database }, notificationId: payload });
       if (!found) return;
       const { accountId, ...view } = found;
-      for (const client of clients) if (client.accountId === accountId) send(client, view);
+      for (const client of clients) if (client.accountId === accountId) (client.held ? client.held.push(view) : send(client, view));
     } catch (err) {
       logger.error({ err }, 'notification stream lookup failed');
     }
@@ -133,7 +135,7 @@ export function createNotificationStream({
     });
     res.write(': connected\n\n');
     const tokenId = ctx.caller.kind === 'apiToken' ? ctx.caller.tokenId : undefined;
-    const client: Client = { accountId: ctx.account.id, tokenId, res, sent: new Set() };
+    const client: Client = { accountId: ctx.account.id, tokenId, res, sent: new Set(), ...(lastEventId ? { held: [] } : {}) };
     clients.add(client); // before the replay, so nothing written meanwhile is missed
     if (!tokenCheck) {
       tokenCheck = setInterval(() => void checkTokens(), tokenCheckMs);
@@ -147,6 +149,10 @@ export function createNotificationStream({
     if (!lastEventId) return;
     try {
       for (const view of await listNotificationsAfter({ ctx, afterId: lastEventId })) send(client, view);
+      // In id (commit) order after the replay: a client resuming from a later id must not skip one.
+      const held = client.held!.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+      client.held = undefined;
+      for (const view of held) send(client, view);
     } catch (err) {
       // The answer has started: end the stream and let the client reconnect with Last-Event-ID.
       ctx.logger.error({ err }, 'notification stream replay failed');

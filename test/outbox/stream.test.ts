@@ -179,6 +179,21 @@ describe(`notification stream (${engineName})`, () => {
     keptStream.close();
   });
 
+  it('a notification made while the replay after Last-Event-ID runs comes after the replayed ones, in id order', async () => {
+    const a = await env.newAccount();
+    const sub = await createSubscription(env, a, [{ type: 'In App' }]);
+    // An open stream makes the service look up each announced notification, one at a time, so a
+    // burst leaves a queue of announcements behind it: some arrive while the resumed stream replays.
+    const watching = await openStream(a.auth);
+    const [from, ...missed] = await fireMany(env, a, sub, 300);
+    const resumed = await openStream({ ...a.auth, 'Last-Event-ID': from! });
+    const late = await fire(env, a, sub);
+    await waitFor(() => resumed.events().length >= missed.length + 1, { timeoutMs: 20_000 });
+    expect(resumed.events().map((e) => e.id)).toEqual([...missed, late.id]);
+    resumed.close();
+    watching.close();
+  });
+
   it('ends a stream within seconds once its token expires', async () => {
     const a = await env.newAccount();
     const expiresAt = new Date(clock.now() + 60_000);
