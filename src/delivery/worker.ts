@@ -5,6 +5,7 @@ import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { enablePath } from './health-notice.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
 
@@ -12,7 +13,10 @@ export interface DeliveryWorkerOptions {
   database: Database;
   senders: Senders;
   logger: Logger;
-  config: Pick<Config, 'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL' | 'WEBHOOK_SECRET_GRACE_MS'>;
+  config: Pick<
+    Config,
+    'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL' | 'WEBHOOK_SECRET_GRACE_MS' | 'ENDPOINT_DISABLE_AFTER_MS' | 'ENDPOINT_DISABLE_MIN_NOTIFICATIONS'
+  >;
   concurrency?: number;
   /** How long a claim lasts; a crashed worker's deliveries are taken over after it. */
   leaseMs?: number;
@@ -94,9 +98,13 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
 
   async function deliver(delivery: ClaimedDelivery, context: SendContext) {
     const attempt = delivery.attempts + 1;
+    const skipped = Boolean(context.disabledReason);
     let result: SendResult;
     try {
-      result = await send(delivery, buildJob(delivery, context, attempt, config));
+      // A disabled channel is not called at all: its delivery is recorded FAILED with the reason.
+      result = skipped
+        ? { outcome: 'failed', error: disabledError(delivery, context), durationMs: 0 }
+        : await send(delivery, buildJob(delivery, context, attempt, config));
     } finally {
       sending--;
       unanswered.delete(delivery.id);
@@ -109,7 +117,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
       freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
     });
-    const kept = await record({ delivery, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs } });
+    const kept = await record({ delivery, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs, skipped } });
     if (!kept) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
     if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
   }
@@ -133,6 +141,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
           const kept = await recordAttempts(
             database,
             batch.map((b) => b.record),
+            config,
           );
           for (const b of batch) b.done(kept.has(b.record.delivery.id));
         } catch (err) {
@@ -202,6 +211,10 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       await recorded();
     },
   };
+}
+
+function disabledError(delivery: ClaimedDelivery, context: SendContext): string {
+  return `Channel disabled: ${context.disabledReason}. Re-enable it with POST ${enablePath(context.subscriptionId ?? '{id}', delivery.position)}`;
 }
 
 export function buildJob(
