@@ -7,3 +7,4 @@ export { updateSubscription } from './update.js';
 export { requireOwnedSubscription, SUBSCRIPTION_NOT_FOUND } from './owned.js';
 export * from './schemas.js';
 export type { SubscriptionView } from './view.js';
+export { enableChannel, getChannelHealth, type ChannelHealthView } from './channel-health.js';

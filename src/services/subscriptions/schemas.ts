@@ -122,3 +122,16 @@ export const CreateMarketAlertInput = z.object({
   channel: Channel,
 });
 export type CreateMarketAlertInput = z.input<typeof CreateMarketAlertInput>;
+
+/** A channel of a subscription by its 0-based index in the subscription's `channels`. */
+export const ChannelPositionInput = z.object({
+  subscriptionId: Id,
+  position: z.union([
+    z.int().min(0),
+    z
+      .string()
+      .regex(/^\d{1,4}$/, "position must be a whole number: the channel's 0-based index in the subscription's channels")
+      .transform(Number),
+  ]),
+});
+export type ChannelPositionInput = z.input<typeof ChannelPositionInput>;
