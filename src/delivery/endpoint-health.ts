@@ -36,8 +36,10 @@ export function healthSignal(channelType: ChannelType, status: DeliveryStatus, r
   if (channelType === 'Telegram' && status === 'BLOCKED_BY_USER') {
     return { kind: 'disable', reason: 'The bot was blocked or removed from the Telegram chat (HTTP 403)' };
   }
-  if (!SPAN_TRACKED.has(channelType)) return undefined;
+  if (channelType === 'In App') return undefined;
+  // Any success proves the endpoint works again (a redelivery is sent even to a disabled channel).
   if (status === 'SENT') return { kind: 'ok' };
+  if (!SPAN_TRACKED.has(channelType)) return undefined;
   return { kind: 'failed', error: result.error ?? `HTTP ${result.statusCode ?? 'error'}` };
 }
 
@@ -95,8 +97,9 @@ export interface SignalledDelivery {
 
 /**
  * Folds a batch's signals into their channels' counters in one statement (in the outcome write's
- * transaction) and answers the channels as updated. A success in the batch resets its channel.
- * Channels already disabled are left alone. Deliveries are matched to the channel they were
+ * transaction) and answers the channels as updated. A success in the batch resets its channel,
+ * and re-enables it if it was disabled (only a redelivery reaches a disabled channel); failures
+ * leave a disabled channel alone. Deliveries are matched to the channel they were
  * written for by position, type and settings, so a channel edited since is not charged.
  */
 export async function updateChannelHealth(database: Database, tx: Tx, signalled: readonly SignalledDelivery[]): Promise<ChannelHealthRow[]> {
@@ -126,10 +129,12 @@ export async function updateChannelHealth(database: Database, tx: Tx, signalled:
       failing_since = case when p.ok and p.reason is null then null else coalesce(sc.failing_since, p.first_failed) end,
       failed_notifications = case when p.ok and p.reason is null then 0 else sc.failed_notifications + p.failed end,
       last_error = case when p.ok and p.reason is null then null else p.error end,
-      warned_at = case when p.ok and p.reason is null then null else sc.warned_at end
+      warned_at = case when p.ok and p.reason is null then null else sc.warned_at end,
+      disabled_at = case when p.ok and p.reason is null then null else sc.disabled_at end,
+      disabled_reason = case when p.ok and p.reason is null then null else sc.disabled_reason end
     from per_channel p
     where sc.subscription_id = p.subscription_id and sc.position = p.position and sc.type = p.channel_type
-      and coalesce(sc.settings, '{}'::jsonb) = p.settings and sc.disabled_at is null
+      and coalesce(sc.settings, '{}'::jsonb) = p.settings and (sc.disabled_at is null or (p.ok and p.reason is null))
     returning p.account_id as "accountId", sc.subscription_id as "subscriptionId", sc.position, sc.type, sc.settings,
       sc.failing_since::text as "failingSince",
       coalesce((extract(epoch from now() - sc.failing_since) * 1000)::float8, 0) as "failingForMs",

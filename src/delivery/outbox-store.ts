@@ -73,6 +73,8 @@ export async function claimDueDeliveries(
     left join subscription_channels sc on sc.subscription_id = n.subscription_id and sc.position = c.position
       and sc.type = c.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(c.settings, '{}'::jsonb)
       and sc.disabled_at is not null
+      -- a redelivery (attempts reset to 0 over earlier attempts) is the user asking to try it now
+      and not (c.attempts = 0 and exists (select 1 from delivery_attempts da where da.delivery_id = c.id))
     order by c.id`,
       tx,
     );

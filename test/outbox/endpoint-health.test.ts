@@ -194,5 +194,13 @@ describe(`endpoint health (${engineName})`, () => {
     expect(later.status).toBe('FAILED');
     expect(later.last_error).toMatch(/^Channel disabled: The bot was blocked/);
     expect(sends()).toBe(before);
+
+    // Unblocked, a redelivery is an explicit try: it is sent, and its success re-enables the channel.
+    bot.blockedChats.delete(6661);
+    await env.http.post(`/notifications/${later.id}/redeliver`).set(a.auth).expect(200);
+    await waitFor(async () => (await delivery(later.id, 1)).status === 'SENT');
+    expect(sends()).toBe(before + 1);
+    expect((await health(a, sub.subscriptionId))[1]).toMatchObject({ state: 'healthy', disabledReason: null });
+    expect((await fireAndSettle(a, sub, 1)).status).toBe('SENT');
   });
 });
