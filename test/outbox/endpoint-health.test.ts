@@ -203,4 +203,13 @@ describe(`endpoint health (${engineName})`, () => {
     expect((await health(a, sub.subscriptionId))[1]).toMatchObject({ state: 'healthy', disabledReason: null });
     expect((await fireAndSettle(a, sub, 1)).status).toBe('SENT');
   });
+
+  it('documents both routes in /openapi.json', async () => {
+    const doc = (await env.http.get('/openapi.json').expect(200)).body;
+    const enable = doc.paths['/subscription/{subscriptionId}/channels/{position}/enable'].post;
+    expect(enable.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['subscriptionId', 'position']));
+    expect(Object.keys(enable.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
+    expect(doc.paths['/subscription/{subscriptionId}/channels/health'].get).toBeDefined();
+    expect(doc.components.schemas.ChannelHealth.properties.state.enum).toEqual(['healthy', 'failing', 'disabled']);
+  });
 });
