@@ -135,6 +135,9 @@ export async function updateChannelHealth(database: Database, tx: Tx, signalled:
     from per_channel p
     where sc.subscription_id = p.subscription_id and sc.position = p.position and sc.type = p.channel_type
       and coalesce(sc.settings, '{}'::jsonb) = p.settings and (sc.disabled_at is null or (p.ok and p.reason is null))
+      -- a success on a healthy channel changes nothing: no row write (and no row lock) on the hot path
+      and not (p.ok and p.reason is null and sc.failing_since is null and sc.failed_notifications = 0
+        and sc.disabled_at is null and sc.warned_at is null)
     returning p.account_id as "accountId", sc.subscription_id as "subscriptionId", sc.position, sc.type, sc.settings,
       sc.failing_since::text as "failingSince",
       coalesce((extract(epoch from now() - sc.failing_since) * 1000)::float8, 0) as "failingForMs",

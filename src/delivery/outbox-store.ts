@@ -2,7 +2,15 @@ import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType } from '../domain/enums.js';
-import { applyVerdict, healthSignal, healthVerdict, updateChannelHealth, type EndpointHealthSettings } from './endpoint-health.js';
+import {
+  applyVerdict,
+  healthSignal,
+  healthVerdict,
+  updateChannelHealth,
+  type ChannelHealthRow,
+  type EndpointHealthSettings,
+  type HealthVerdict,
+} from './endpoint-health.js';
 import { writeHealthNotices } from './health-notice.js';
 import type { DeliveryStatus } from './retry-policy.js';
 import type { SendResult } from './senders/types.js';
@@ -130,7 +138,13 @@ export interface AttemptRecord {
  * (only where this worker still holds the lease) and their attempt rows.
  * Answers the ids of the deliveries whose lease was still held (the others were not touched).
  */
-export async function recordAttempts(database: Database, records: AttemptRecord[], health?: EndpointHealthSettings): Promise<Set<string>> {
+export interface HealthTracking {
+  settings: EndpointHealthSettings;
+  /** Told of each channel this write warned about or disabled (for the log), after its notice is written. */
+  onChange?(row: ChannelHealthRow, verdict: HealthVerdict): void;
+}
+
+export async function recordAttempts(database: Database, records: AttemptRecord[], health?: HealthTracking): Promise<Set<string>> {
   if (records.length === 0) return new Set();
   return database.db.transaction(async (tx) => {
     await withoutFlushWait(tx);
@@ -159,7 +173,10 @@ export async function recordAttempts(database: Database, records: AttemptRecord[
         ),
         sql`, `,
       )}`);
-    if (health) await trackEndpointHealth(database, tx, recorded, health);
+    if (health) {
+      const judged = await trackEndpointHealth(database, tx, recorded, health.settings);
+      for (const { row, verdict } of judged) health.onChange?.(row, verdict);
+    }
     return kept;
   });
 }
@@ -168,18 +185,19 @@ export async function recordAttempts(database: Database, records: AttemptRecord[
  * Endpoint health, in the outcome write's transaction: the finished deliveries update their
  * channels' counters, and a channel that crosses into warning or disabled gets its notice.
  */
-async function trackEndpointHealth(database: Database, tx: Tx, recorded: AttemptRecord[], health: EndpointHealthSettings): Promise<void> {
+async function trackEndpointHealth(database: Database, tx: Tx, recorded: AttemptRecord[], health: EndpointHealthSettings) {
   const signalled = recorded.flatMap(({ delivery, outcome }) => {
     const signal = healthSignal(delivery.channelType, outcome.status, outcome.result, outcome.skipped === true);
     return signal ? [{ deliveryId: delivery.id, signal }] : [];
   });
   const channels = await updateChannelHealth(database, tx, signalled);
-  const judged = [];
+  const judged: Array<{ row: ChannelHealthRow; verdict: HealthVerdict }> = [];
   for (const row of channels) {
     const verdict = healthVerdict(row, health);
     if (verdict && (await applyVerdict(database, tx, row, verdict))) judged.push({ row, verdict });
   }
   await writeHealthNotices(database, tx, judged, health);
+  return judged;
 }
 
 /**

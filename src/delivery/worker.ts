@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
-import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type HealthTracking, type ClaimedDelivery, type SendContext } from './outbox-store.js';
 import { enablePath } from './health-notice.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
@@ -122,6 +122,16 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
   }
 
+  // The channel is named by subscription and position only: its URL or chat id may hold a secret.
+  const healthTracking: HealthTracking = {
+    settings: config,
+    onChange: (row, verdict) =>
+      logger.warn(
+        { subscriptionId: row.subscriptionId, position: row.position, channelType: row.type, failedNotifications: row.failedNotifications, ...(verdict.kind === 'disable' ? { reason: verdict.reason } : {}) },
+        verdict.kind === 'disable' ? 'channel disabled by endpoint health' : 'channel failing: endpoint health warning sent',
+      ),
+  };
+
   const toRecord: Array<{ record: AttemptRecord; done: (kept: boolean) => void; failed: (err: unknown) => void }> = [];
   let recording = false;
 
@@ -141,7 +151,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
           const kept = await recordAttempts(
             database,
             batch.map((b) => b.record),
-            config,
+            healthTracking,
           );
           for (const b of batch) b.done(kept.has(b.record.delivery.id));
         } catch (err) {
