@@ -76,7 +76,12 @@ describe(`endpoint health (${engineName})`, () => {
     const a = await env.newAccount();
     const { receiver, state } = await switchableReceiver();
     const webhookUrl = `${receiver.url}/hooks/secret-path-token?key=secret-query`;
-    const sub = await createSubscription(env, a, [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl } }]);
+    const discordHook = discord.addForeignWebhook('chan-health');
+    const sub = await createSubscription(env, a, [
+      { type: 'In App' },
+      { type: 'Webhook', settings: { webhookUrl } },
+      { type: 'Discord', settings: { discordWebhookUrl: discordHook } },
+    ]);
 
     const started = Date.now();
     let sawWarningBeforeDisable = false;
@@ -106,6 +111,14 @@ describe(`endpoint health (${engineName})`, () => {
     expect(disabled!.failedNotifications).toBeGreaterThanOrEqual(3);
     // The URL's path and query may be its secret: never in a notice.
     expect(JSON.stringify([disabled, warning])).not.toMatch(/secret-path-token|secret-query/);
+    // The rule's Discord channel gets both notices as plain embeds, without the rule's buttons.
+    const hookPath = new URL(discordHook).pathname;
+    const embeds = await waitFor(() => {
+      const titles = discord.callsTo('POST', /^\/api\/webhooks\//).filter((c) => c.path === hookPath && !c.body.components);
+      return titles.length === 2 && titles.map((c) => c.body.embeds[0]);
+    });
+    expect(embeds.map((e: { title: string }) => e.title)).toEqual(['Alert channel failing', 'Alert channel disabled']);
+    expect(embeds[1].description).toBe(disabled!.message);
 
     // Disabled: the next firing is recorded FAILED with the reason, and no request is made.
     const requestsBefore = receiver.requests.length;
