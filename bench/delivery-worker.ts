@@ -11,7 +11,7 @@ const worker = await startDeliveryWorker({
   database,
   senders: createSenders({ allowPrivateUrls: true, timeoutMs: 5000 }),
   logger: createLogger('warn'),
-  config: { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, WEBHOOK_SECRET_GRACE_MS: 86_400_000 },
+  config: { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, WEBHOOK_SECRET_GRACE_MS: 86_400_000, ENDPOINT_DISABLE_AFTER_MS: 86_400_000, ENDPOINT_DISABLE_MIN_NOTIFICATIONS: 10 },
   concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64),
   workerId: `bench-child-${process.pid}`,
 });

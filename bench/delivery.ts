@@ -165,7 +165,7 @@ function tally(receiver: Receiver, enqueuedAt: Map<string, number>): Tally {
 }
 
 const LOGGER = createLogger('warn');
-const WORKER_CONFIG = { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, WEBHOOK_SECRET_GRACE_MS: 86_400_000 };
+const WORKER_CONFIG = { WEBHOOK_RETRY_DELAY_MS: 1000, PUBLIC_URL: undefined, WEBHOOK_SECRET_GRACE_MS: 86_400_000, ENDPOINT_DISABLE_AFTER_MS: 86_400_000, ENDPOINT_DISABLE_MIN_NOTIFICATIONS: 10 };
 
 async function startWorkers(databaseUrl: string, count: number, o: DeliveryBenchOptions): Promise<() => Promise<void>> {
   if (o.child) {

@@ -101,6 +101,10 @@ export const ConfigSchema = z.object({
   TRUST_PROXY: trustProxy.optional().transform((v) => v ?? false),
   /** After a rotation, deliveries are signed with the new and the previous secret for this long. */
   WEBHOOK_SECRET_GRACE_MS: int(0, 30 * 86_400_000).default(86_400_000),
+  /** Endpoint health: a Webhook or Discord channel failing every delivery this long (and ... */
+  ENDPOINT_DISABLE_AFTER_MS: int(100, 365 * 86_400_000).default(86_400_000),
+  /** ... for at least this many notifications) is disabled; a warning goes out at half the span. */
+  ENDPOINT_DISABLE_MIN_NOTIFICATIONS: int(1, 1_000_000).default(10),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -2,6 +2,16 @@ import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType } from '../domain/enums.js';
+import {
+  applyVerdict,
+  healthSignal,
+  healthVerdict,
+  updateChannelHealth,
+  type ChannelHealthRow,
+  type EndpointHealthSettings,
+  type HealthVerdict,
+} from './endpoint-health.js';
+import { writeHealthNotices } from './health-notice.js';
 import type { DeliveryStatus } from './retry-policy.js';
 import type { SendResult } from './senders/types.js';
 
@@ -62,10 +72,17 @@ export async function claimDueDeliveries(
       -- only this round's tries: a redelivery resets attempts to 0 and starts a new round
       case when c.attempts = 0 then 0 else (select count(*)::int from (
         select status_code from delivery_attempts where delivery_id = c.id order by id desc limit c.attempts
-      ) recent where recent.status_code = 429) end as "rateLimitedBefore"
+      ) recent where recent.status_code = 429) end as "rateLimitedBefore",
+      sc.disabled_reason as "disabledReason", n.subscription_id as "subscriptionId"
     from claimed c
     join notifications n on n.id = c.notification_id
     join accounts a on a.id = n.account_id
+    -- the channel this delivery was written for, when it is disabled (endpoint health)
+    left join subscription_channels sc on sc.subscription_id = n.subscription_id and sc.position = c.position
+      and sc.type = c.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(c.settings, '{}'::jsonb)
+      and sc.disabled_at is not null
+      -- a redelivery (attempts reset to 0 over earlier attempts) is the user asking to try it now
+      and not (c.attempts = 0 and exists (select 1 from delivery_attempts da where da.delivery_id = c.id))
     order by c.id`,
       tx,
     );
@@ -84,6 +101,8 @@ export async function claimDueDeliveries(
       previousWebhookSecret: r.previousWebhookSecret,
       rotatedAtMs: r.rotatedAtMs,
       rateLimitedBefore: r.rateLimitedBefore,
+      disabledReason: r.disabledReason,
+      subscriptionId: r.subscriptionId,
     },
   }));
 }
@@ -96,12 +115,17 @@ export interface SendContext {
   rotatedAtMs: number | null;
   /** Earlier answers of this delivery that were HTTP 429. */
   rateLimitedBefore: number;
+  /** Set when the delivery's channel is disabled (endpoint health): it is recorded FAILED unsent. */
+  disabledReason?: string | null;
+  subscriptionId?: string | null;
 }
 
 export interface AttemptOutcome {
   result: SendResult;
   status: DeliveryStatus;
   retryDelayMs?: number;
+  /** Not sent because the channel is disabled: says nothing new about the endpoint's health. */
+  skipped?: boolean;
 }
 
 export interface AttemptRecord {
@@ -114,7 +138,13 @@ export interface AttemptRecord {
  * (only where this worker still holds the lease) and their attempt rows.
  * Answers the ids of the deliveries whose lease was still held (the others were not touched).
  */
-export async function recordAttempts(database: Database, records: AttemptRecord[]): Promise<Set<string>> {
+export interface HealthTracking {
+  settings: EndpointHealthSettings;
+  /** Told of each channel this write warned about or disabled (for the log), after its notice is written. */
+  onChange?(row: ChannelHealthRow, verdict: HealthVerdict): void;
+}
+
+export async function recordAttempts(database: Database, records: AttemptRecord[], health?: HealthTracking): Promise<Set<string>> {
   if (records.length === 0) return new Set();
   return database.db.transaction(async (tx) => {
     await withoutFlushWait(tx);
@@ -143,8 +173,31 @@ export async function recordAttempts(database: Database, records: AttemptRecord[
         ),
         sql`, `,
       )}`);
+    if (health) {
+      const judged = await trackEndpointHealth(database, tx, recorded, health.settings);
+      for (const { row, verdict } of judged) health.onChange?.(row, verdict);
+    }
     return kept;
   });
+}
+
+/**
+ * Endpoint health, in the outcome write's transaction: the finished deliveries update their
+ * channels' counters, and a channel that crosses into warning or disabled gets its notice.
+ */
+async function trackEndpointHealth(database: Database, tx: Tx, recorded: AttemptRecord[], health: EndpointHealthSettings) {
+  const signalled = recorded.flatMap(({ delivery, outcome }) => {
+    const signal = healthSignal(delivery.channelType, outcome.status, outcome.result, outcome.skipped === true);
+    return signal ? [{ deliveryId: delivery.id, signal }] : [];
+  });
+  const channels = await updateChannelHealth(database, tx, signalled);
+  const judged: Array<{ row: ChannelHealthRow; verdict: HealthVerdict }> = [];
+  for (const row of channels) {
+    const verdict = healthVerdict(row, health);
+    if (verdict && (await applyVerdict(database, tx, row, verdict))) judged.push({ row, verdict });
+  }
+  await writeHealthNotices(database, tx, judged, health);
+  return judged;
 }
 
 /**

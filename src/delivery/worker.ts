@@ -4,7 +4,8 @@ import type { Logger } from '../logger.js';
 import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
-import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type HealthTracking, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { enablePath } from './health-notice.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
 
@@ -12,7 +13,10 @@ export interface DeliveryWorkerOptions {
   database: Database;
   senders: Senders;
   logger: Logger;
-  config: Pick<Config, 'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL' | 'WEBHOOK_SECRET_GRACE_MS'>;
+  config: Pick<
+    Config,
+    'WEBHOOK_RETRY_DELAY_MS' | 'PUBLIC_URL' | 'WEBHOOK_SECRET_GRACE_MS' | 'ENDPOINT_DISABLE_AFTER_MS' | 'ENDPOINT_DISABLE_MIN_NOTIFICATIONS'
+  >;
   concurrency?: number;
   /** How long a claim lasts; a crashed worker's deliveries are taken over after it. */
   leaseMs?: number;
@@ -96,9 +100,13 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
 
   async function deliver(delivery: ClaimedDelivery, context: SendContext) {
     const attempt = delivery.attempts + 1;
+    const skipped = Boolean(context.disabledReason);
     let result: SendResult;
     try {
-      result = await send(delivery, buildJob(delivery, context, attempt, config, now()));
+      // A disabled channel is not called at all: its delivery is recorded FAILED with the reason.
+      result = skipped
+        ? { outcome: 'failed', error: disabledError(delivery, context), durationMs: 0 }
+        : await send(delivery, buildJob(delivery, context, attempt, config, now()));
     } finally {
       sending--;
       unanswered.delete(delivery.id);
@@ -111,10 +119,20 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
       freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
     });
-    const kept = await record({ delivery, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs } });
+    const kept = await record({ delivery, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs, skipped } });
     if (!kept) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
     if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
   }
+
+  // The channel is named by subscription and position only: its URL or chat id may hold a secret.
+  const healthTracking: HealthTracking = {
+    settings: config,
+    onChange: (row, verdict) =>
+      logger.warn(
+        { subscriptionId: row.subscriptionId, position: row.position, channelType: row.type, failedNotifications: row.failedNotifications, ...(verdict.kind === 'disable' ? { reason: verdict.reason } : {}) },
+        verdict.kind === 'disable' ? 'channel disabled by endpoint health' : 'channel failing: endpoint health warning sent',
+      ),
+  };
 
   const toRecord: Array<{ record: AttemptRecord; done: (kept: boolean) => void; failed: (err: unknown) => void }> = [];
   let recording = false;
@@ -135,6 +153,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
           const kept = await recordAttempts(
             database,
             batch.map((b) => b.record),
+            healthTracking,
           );
           for (const b of batch) b.done(kept.has(b.record.delivery.id));
         } catch (err) {
@@ -204,6 +223,10 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       await recorded();
     },
   };
+}
+
+function disabledError(delivery: ClaimedDelivery, context: SendContext): string {
+  return `Channel disabled: ${context.disabledReason}. Re-enable it with POST ${enablePath(context.subscriptionId ?? '{id}', delivery.position)}`;
 }
 
 export function buildJob(

@@ -57,7 +57,8 @@ export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 export const MATCH_OPERATORS = ['OR', 'AND'] as const;
 export type MatchOperator = (typeof MATCH_OPERATORS)[number];
 
-export const NOTIFICATION_TYPES = ['price_notification', 'event_status_notification'] as const;
+// endpoint_health_notification is ours, not the spec's: a notice about a failing channel (docs/delivery.md).
+export const NOTIFICATION_TYPES = ['price_notification', 'event_status_notification', 'endpoint_health_notification'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export const EVENT_STATUS_SCOPES = ['Market', 'Event'] as const;

@@ -123,3 +123,20 @@ export const NewAccount = z.strictObject({ userId: z.string(), token: z.string()
 export const TestSendResult = z
   .strictObject({ ok: z.boolean(), statusCode: z.number().nullable(), error: z.string().nullable(), durationMs: z.number() })
   .meta({ id: 'TestSendResult' });
+
+/** A subscription channel's endpoint health (docs/delivery.md "Endpoint health"). */
+export const ChannelHealth = z
+  .strictObject({
+    position: z.number().int(),
+    type: z.enum(CHANNEL_TYPES),
+    endpoint: z.string().meta({ description: "The channel without its secrets: a webhook URL's origin, or the type and position" }),
+    state: z.enum(['healthy', 'failing', 'disabled']),
+    failingSince: z.string().nullable().meta({ description: 'When the first of the current run of failed deliveries was due' }),
+    failedNotifications: z.number().int().meta({ description: 'Notifications whose delivery failed since the last success' }),
+    lastError: z.string().nullable(),
+    disabledAt: z.string().nullable(),
+    disabledReason: z.string().nullable(),
+  })
+  .meta({ id: 'ChannelHealth' });
+export const ChannelHealthList = z.strictObject({ channels: z.array(ChannelHealth) });
+export const ChannelHealthOne = z.strictObject({ channel: ChannelHealth });

@@ -12,6 +12,8 @@ export interface FakeBotApi {
   /** Updates the next getUpdates calls hand out (long polling tests). */
   queueUpdate(update: object): void;
   callsTo(method: string): RecordedCall[];
+  /** Chats whose sendMessage answers 403 "bot was blocked by the user". */
+  blockedChats: Set<number | string>;
   close(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ export interface FakeBotApi {
 export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
   const calls: RecordedCall[] = [];
   const pending: object[] = [];
+  const blockedChats = new Set<number | string>();
   let messageId = 0;
   const results: Record<string, (body: Record<string, any>) => unknown> = {
     getMe: () => ({ id: 42, is_bot: true, first_name: 'Oddswatch', username: 'OddswatchTestBot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }),
@@ -37,6 +40,11 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
       const body = raw ? (JSON.parse(raw) as Record<string, any>) : {};
       calls.push({ method, body });
       let result: unknown;
+      if (method === 'sendMessage' && blockedChats.has(body.chat_id)) {
+        res.statusCode = 403;
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify({ ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' }));
+      }
       if (method === 'getUpdates') {
         if (pending.length === 0) await new Promise((r) => setTimeout(r, 50));
         result = pending.splice(0);
@@ -54,6 +62,7 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
     calls,
     queueUpdate: (u) => pending.push(u),
     callsTo: (method) => calls.filter((c) => c.method === method),
+    blockedChats,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -59,6 +59,18 @@ export const subscriptionChannels = pgTable(
     position: integer('position').notNull(),
     type: text('type', { enum: CHANNEL_TYPES }).notNull(),
     settings: jsonb('settings').$type<ChannelSettings>(),
+    // Endpoint health (docs/delivery.md): kept current by the delivery worker's outcome write, so
+    // deciding to warn or disable needs no scan of past deliveries. Reset by a success.
+    /** When the first of the channel's current run of failed deliveries was due. */
+    failingSince: ts('failing_since'),
+    /** Notifications whose delivery to this channel failed since the last success. */
+    failedNotifications: integer('failed_notifications').notNull().default(0),
+    lastError: text('last_error'),
+    /** When the half-span warning went out for the current run of failures. */
+    warnedAt: ts('warned_at'),
+    /** Set: deliveries to this channel are recorded FAILED without a send, until re-enabled. */
+    disabledAt: ts('disabled_at'),
+    disabledReason: text('disabled_reason'),
   },
   (t) => [uniqueIndex('subscription_channels_pk').on(t.subscriptionId, t.position)],
 );

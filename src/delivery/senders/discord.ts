@@ -1,6 +1,6 @@
 import { getJson, postJson } from '../../net/http-post.js';
 import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
-import { summarizeNotification, TEST_LABEL } from './summary.js';
+import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export interface DiscordEmbed {
@@ -149,13 +149,21 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
       target.searchParams.set('wait', 'true');
       // Without it Discord ignores the components of a webhook message.
       target.searchParams.set('with_components', 'true');
-      const body = {
-        username: 'Oddswatch',
-        embeds: [formatDiscordEmbed(job.payload, job.links, job.test)],
-        // A test has no rule behind it to pause or delete.
-        components: formatDiscordComponents(job.payload, job.links, !job.test && (await ownedByUs(webhook))),
-        allowed_mentions: { parse: [] }, // market text must never ping @everyone
-      };
+      // An endpoint-health notice is about the account's channel, not a market: no rule buttons.
+      const notice = summarizeHealthNotice(job.payload);
+      const body = notice
+        ? {
+            username: 'Oddswatch',
+            embeds: [{ title: notice.title, description: cut(notice.message, 4096), color: COLORS.closed, footer: { text: 'Oddswatch' } }],
+            allowed_mentions: { parse: [] },
+          }
+        : {
+            username: 'Oddswatch',
+            embeds: [formatDiscordEmbed(job.payload, job.links, job.test)],
+            // A test has no rule behind it to pause or delete.
+            components: formatDiscordComponents(job.payload, job.links, !job.test && (await ownedByUs(webhook))),
+            allowed_mentions: { parse: [] }, // market text must never ping @everyone
+          };
       try {
         const response = await postJson(target, body, { allowPrivate, timeoutMs });
         const { statusCode, durationMs } = response;

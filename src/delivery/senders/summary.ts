@@ -91,3 +91,16 @@ export function summarizeNotification(payload: Record<string, unknown>): Notific
     threshold: threshold === undefined ? undefined : formatPercent(threshold),
   };
 }
+
+/**
+ * An endpoint_health_notification (docs/delivery.md "Endpoint health") as chat shows it: a title
+ * and the payload's own message. Undefined for a rule's firing.
+ */
+export function summarizeHealthNotice(payload: Record<string, unknown>): { title: string; message: string } | undefined {
+  if (str(payload, 'type') !== 'endpoint_health_notification') return undefined;
+  const disabled = str(payload, 'event') === 'endpoint_disabled';
+  return {
+    title: disabled ? 'Alert channel disabled' : 'Alert channel failing',
+    message: str(payload, 'message') ?? 'One of your alert channels is failing.',
+  };
+}

@@ -1,6 +1,6 @@
 import { postJson } from '../../net/http-post.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
-import { summarizeNotification, TEST_LABEL } from './summary.js';
+import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export function escapeHtml(text: string): string {
@@ -13,6 +13,8 @@ export interface TelegramMessage {
 }
 
 export function formatTelegramMessage(payload: Record<string, unknown>, links: DeliveryJob['links'], test = false): TelegramMessage {
+  const notice = summarizeHealthNotice(payload);
+  if (notice) return { text: `<b>${escapeHtml(notice.title)}</b>\n${escapeHtml(notice.message)}`, reply_markup: { inline_keyboard: [] } };
   const s = summarizeNotification(payload);
   const lines = [`<b>${escapeHtml(s.headline)}</b>`, escapeHtml(s.title)];
   if (test) lines.unshift(`<b>${escapeHtml(TEST_LABEL)}</b>`);

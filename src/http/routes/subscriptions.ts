@@ -1,6 +1,6 @@
 import { unparsed } from '../../services/validate.js';
 import * as subs from '../../services/subscriptions/index.js';
-import { Empty, SubscriptionList, SubscriptionOne } from '../response-schemas.js';
+import { ChannelHealthList, ChannelHealthOne, Empty, SubscriptionList, SubscriptionOne } from '../response-schemas.js';
 import { defineRoutes } from '../route.js';
 
 const tag = 'Subscriptions';
@@ -81,6 +81,26 @@ export const subscriptionRoutes = defineRoutes([
     response: SubscriptionOne,
     errors: [404, 409],
     handler: async (ctx, { params }) => ({ subscription: await subs.restartSubscription({ ctx, input: unparsed(params) }) }),
+  },
+  {
+    method: 'get',
+    path: '/subscription/{subscriptionId}/channels/health',
+    summary: "Each channel's endpoint health: healthy, failing (since when, how many notifications, last error) or disabled (and why)",
+    tag,
+    auth: 'bearer',
+    response: ChannelHealthList,
+    errors: [404],
+    handler: async (ctx, { params }) => ({ channels: await subs.getChannelHealth({ ctx, input: params }) }),
+  },
+  {
+    method: 'post',
+    path: '/subscription/{subscriptionId}/channels/{position}/enable',
+    summary: "Turn a channel disabled by endpoint health back on (position: the channel's 0-based index in channels)",
+    tag,
+    auth: 'bearer',
+    response: ChannelHealthOne,
+    errors: [400, 404],
+    handler: async (ctx, { params }) => ({ channel: await subs.enableChannel({ ctx, input: params }) }),
   },
   {
     method: 'delete',

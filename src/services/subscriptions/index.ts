@@ -6,3 +6,4 @@ export { pauseSubscription, restartSubscription } from './status.js';
 export { updateSubscription } from './update.js';
 export * from './schemas.js';
 export type { SubscriptionView } from './view.js';
+export { enableChannel, getChannelHealth } from './channel-health.js';

@@ -122,3 +122,17 @@ export const CreateMarketAlertInput = z.object({
   channel: Channel,
 });
 export type CreateMarketAlertInput = z.input<typeof CreateMarketAlertInput>;
+
+/** A channel of a subscription by its 0-based index in the subscription's `channels`. */
+export const ChannelPositionInput = z.object({
+  subscriptionId: Id,
+  // A path segment from HTTP, a number from a bot's button: both read as the same digits.
+  position: z.preprocess(
+    (v) => (typeof v === 'number' ? String(v) : v),
+    z
+      .string({ error: "position must be a whole number: the channel's 0-based index in the subscription's channels" })
+      .regex(/^\d{1,4}$/, "position must be a whole number: the channel's 0-based index in the subscription's channels")
+      .transform(Number),
+  ),
+});
+export type ChannelPositionInput = z.input<typeof ChannelPositionInput>;
