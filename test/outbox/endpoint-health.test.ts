@@ -91,7 +91,8 @@ describe(`endpoint health (${engineName})`, () => {
     };
     expect(await failAt(0)).toMatchObject({ state: 'failing', failedNotifications: 1 });
     expect(await failAt(0)).toMatchObject({ state: 'failing', failedNotifications: 2 });
-    expect(await notices(a)).toEqual([]);
+    // No warning before half the span (on a slow machine the two failures may already take longer).
+    if (Date.now() - started < SPAN_MS / 2 - 200) expect(await notices(a)).toEqual([]);
     // Half the span has passed: a warning, and the channel is still on.
     expect(await failAt(SPAN_MS / 2 + 200)).toMatchObject({ state: 'failing', failedNotifications: 3 });
     expect(await notices(a)).toEqual([expect.objectContaining({ event: 'endpoint_failing' })]);
