@@ -26,7 +26,8 @@ export interface ReplayRule {
  * engine's own evaluator. Every token's first point only sets its crossing reference (level rules
  * that hold fire), as when a new rule starts following a token. Paused level rules are swept every
  * `stepMs` between points, as the engine's timer sweeps them. A One Time subscription disables itself
- * at its first firing on any of its markets, so the replay stops there.
+ * at its first firing on any of its markets, so the replay stops there. Firings at the same instant
+ * are ordered by market id.
  */
 export function replayRule(
   rule: ReplayRule,
@@ -45,22 +46,24 @@ export function replayRule(
   });
   const points = [...path].filter((p) => p.atMs >= fromMs && p.atMs <= toMs).sort((a, b) => a.atMs - b.atMs);
   const firings: Firing[] = [];
-  const done = () => rule.oneTime && firings.length > 0;
+  // One Time: the first minute with a firing ends the replay (its firings are sorted below).
+  const doneBefore = (t: number) => rule.oneTime && firings.length > 0 && t > firings[0]!.atMs;
   let i = 0;
   let sweepAt = points.length > 0 ? points[0]!.atMs : toMs + 1;
-  while (!done() && (i < points.length || sweepAt <= toMs)) {
+  for (;;) {
     const next = i < points.length ? points[i]!.atMs : Infinity;
+    const t = Math.min(next, sweepAt);
+    if (t > toMs || doneBefore(t)) break;
     if (sweepAt < next) {
       firings.push(...evaluator.sweep(sweepAt));
       sweepAt += stepMs;
       continue;
     }
     const point = points[i++]!;
-    for (const firing of evaluator.tick(point.token, point.price, point.atMs)) {
-      if (done()) break;
-      firings.push(firing);
-    }
+    firings.push(...evaluator.tick(point.token, point.price, point.atMs));
     if (sweepAt === next) sweepAt += stepMs;
   }
-  return done() ? firings.slice(0, 1) : firings;
+  // Firings at the same instant have no order in the engine; list them by market.
+  firings.sort((x, y) => x.atMs - y.atMs || (x.marketId < y.marketId ? -1 : x.marketId > y.marketId ? 1 : 0));
+  return rule.oneTime ? firings.slice(0, 1) : firings;
 }
