@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceSamples } from '../../src/db/schema/index.js';
+import { createEngineRunner } from '../../src/engine/runner/engine-runner.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, eventually, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { clock, eventually, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -66,5 +67,21 @@ describe(`engine runner: minute price samples (${engineName})`, () => {
     await eventually(async () => expect(await samplesOf('old-token')).toEqual([{ minute: new Date(now - 6 * DAY).toISOString(), price: 0.31 }]));
     await runner.stop();
     expect(await samplesOf(m.yesTokenId)).toEqual([{ minute: new Date(now).toISOString(), price: 0.4 }]);
+  });
+
+  it('leaves the history of a token it does not own to the engine that owns it', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const m = event.markets[0]!;
+    await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, type: 'Crossing Up', threshold: 90 });
+    const c = clock(Date.UTC(2026, 0, 2, 9, 0));
+    const runner = createEngineRunner({ database: env.database, logger: silent, now: c.now, flushIntervalMs: 60_000, owns: (t) => t !== m.yesTokenId });
+    await runner.start();
+    runner.onPrice(m.yesTokenId, 0.4, c.now());
+    runner.onPrice(m.yesTokenId, 0.41, c.advance(MINUTE));
+    await new Promise((r) => setTimeout(r, 300));
+    await runner.stop();
+    expect(await samplesOf(m.yesTokenId)).toEqual([]);
   });
 });

@@ -145,7 +145,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     const last = pending.length === 0;
     const priceBatch: PriceBatch = last ? prices.takeChanged() : [];
     const nowMs = now();
-    const sampleBatch = last ? samples.take(nowMs) : [];
+    // Each token's history is written by the engine that owns it (checked here, once a minute, not per price).
+    const sampleBatch = last ? samples.take(nowMs).filter((s) => owns(s.token)) : [];
     const prune = last && samples.takePrune(nowMs);
     // History is not part of the crash-recovery contract below: a failed write costs samples only.
     const saveHistory = async () => {
@@ -298,12 +299,12 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       unlisten = [];
       await runner.idle();
       await prices.flush();
-      await writeSamples(database.db, samples.take(now(), true)).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
+      await writeSamples(database.db, samples.take(now(), true).filter((s) => owns(s.token))).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
       if (!Number.isFinite(price)) return;
       prices.set(token, price);
-      if (owns(token)) samples.note(token, price, now());
+      samples.note(token, price, now());
       savePricesSoon();
       const firings = awaiting.delete(token) ? index.setPrice(token, price, now()) : index.tick(token, price, now());
       if (firings.length > 0) {

@@ -5,7 +5,7 @@ import { CATALOG_RULE_TYPE, TRIGGER_INTERVAL_MS, DEFAULT_TRIGGER_INTERVAL, type 
 import { PRICE_SAMPLE_RETENTION_MS } from '../../engine/runner/price-samples.js';
 import { replayRule, type PricePoint } from '../../engine/replay.js';
 import { thresholdFraction } from '../../engine/rules.js';
-import { withTransaction, type ServiceContext } from '../context.js';
+import { dbOf, withTransaction, type ServiceContext } from '../context.js';
 import { validationError } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
@@ -54,7 +54,7 @@ export async function dryRunSubscription({ ctx, input }: { ctx: ServiceContext; 
 
   const toMs = Date.now();
   const fromMs = toMs - PRICE_SAMPLE_RETENTION_MS;
-  const path = await loadPath(ctx.tx ?? ctx.database.db, markets.map((m) => m.token), fromMs, toMs);
+  const path = await loadPath(dbOf(ctx), markets.map((m) => m.token), fromMs, toMs);
   const oneTime = body.triggerType === 'One Time';
   const threshold = thresholdFraction(typeConfig.config.params.threshold_percent);
   const firings = replayRule(
