@@ -90,6 +90,23 @@ export const Subscription = z
 export const SubscriptionList = z.strictObject({ subscriptions: z.array(Subscription) });
 export const SubscriptionOne = z.strictObject({ subscription: Subscription });
 
+export const DryRun = z
+  .strictObject({
+    firings: z.array(
+      z.strictObject({
+        at: z.string(),
+        price: z.number(),
+        level: z.number(),
+        levels: z.array(z.number()).optional(),
+        marketId: z.string().optional(),
+      }),
+    ),
+    count: z.number().int(),
+    from: z.string(),
+    to: z.string(),
+  })
+  .meta({ id: 'DryRun' });
+
 export const Me = z.strictObject({
   userId: z.string(),
   createdAt: z.string(),

@@ -133,3 +133,15 @@ export const tokenPrices = pgTable('token_prices', {
   price: doublePrecision('price').notNull(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
+
+// The engine's displayed price per token and minute (the last one of the minute), kept 7 days for
+// dry runs. The `minute` index serves the engine's pruning of old samples.
+export const priceSamples = pgTable(
+  'price_samples',
+  {
+    tokenId: text('token_id').notNull(),
+    minute: ts('minute').notNull(),
+    price: doublePrecision('price').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.minute] }), index('price_samples_minute_idx').on(t.minute)],
+);

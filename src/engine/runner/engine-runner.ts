@@ -6,6 +6,7 @@ import { RuleIndex } from '../index.js';
 import type { Firing } from '../rules.js';
 import { compileRule, expandPriceRules, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
+import { MinuteSampler, pruneSamples, writeSamples } from './price-samples.js';
 import { TokenPriceStore, type PriceBatch } from './token-prices.js';
 
 export interface EngineRunnerOptions {
@@ -85,6 +86,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const emitter = new EventEmitter();
   const index = new RuleIndex();
   const prices = new TokenPriceStore(database);
+  // Per-minute price history for dry runs, written with the prices (one row per token and minute).
+  const samples = new MinuteSampler();
   const meta = new Map<number, RuleMeta>();
   const bySubscription = new Map<string, Set<number>>();
   const tokenRefs = new Map<string, number>();
@@ -139,9 +142,22 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   async function writePending(): Promise<void> {
     const batch = pending.splice(0, MAX_BATCH);
     if (pending.length > 0) void enqueue(writePending);
-    const priceBatch: PriceBatch = pending.length === 0 ? prices.takeChanged() : [];
+    const last = pending.length === 0;
+    const priceBatch: PriceBatch = last ? prices.takeChanged() : [];
+    const nowMs = now();
+    // Each token's history is written by the engine that owns it (checked here, once a minute, not per price).
+    const sampleBatch = last ? samples.take(nowMs).filter((s) => owns(s.token)) : [];
+    const prune = last && samples.takePrune(nowMs);
+    // History is not part of the crash-recovery contract below: a failed write costs samples only.
+    const saveHistory = async () => {
+      if (sampleBatch.length > 0) await writeSamples(database.db, sampleBatch);
+      if (prune) await pruneSamples(database.db, nowMs);
+    };
+    const saveHistoryLogged = () =>
+      saveHistory().catch((err: unknown) => logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'));
     if (batch.length === 0) {
       if (priceBatch.length > 0) await prices.saveIn(database.db, priceBatch);
+      await saveHistoryLogged();
       return;
     }
     const outcomes = await database.db
@@ -167,6 +183,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
           return results;
         });
       });
+    await saveHistoryLogged();
     batch.forEach(({ firing }, i) => {
       const outcome = outcomes[i];
       if (outcome) emitter.emit('fired', firing, outcome);
@@ -242,7 +259,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     const nowMs = now();
     handleFirings(index.sweep(nowMs), { receivedAtMs: nowMs });
     // Saved through the write queue, with or behind the firings those prices caused (writePending).
-    if (prices.hasChanges) void enqueue(writePending);
+    if (prices.hasChanges || samples.hasWork(nowMs)) void enqueue(writePending);
   }
 
   const runner: EngineRunner = {
@@ -282,10 +299,12 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       unlisten = [];
       await runner.idle();
       await prices.flush();
+      await writeSamples(database.db, samples.take(now(), true).filter((s) => owns(s.token))).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
       if (!Number.isFinite(price)) return;
       prices.set(token, price);
+      samples.note(token, price, now());
       savePricesSoon();
       const firings = awaiting.delete(token) ? index.setPrice(token, price, now()) : index.tick(token, price, now());
       if (firings.length > 0) {

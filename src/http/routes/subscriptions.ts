@@ -1,6 +1,6 @@
 import { unparsed } from '../../services/validate.js';
 import * as subs from '../../services/subscriptions/index.js';
-import { ChannelHealthList, ChannelHealthOne, Empty, SubscriptionList, SubscriptionOne } from '../response-schemas.js';
+import { ChannelHealthList, ChannelHealthOne, DryRun, Empty, SubscriptionList, SubscriptionOne } from '../response-schemas.js';
 import { defineRoutes } from '../route.js';
 
 const tag = 'Subscriptions';
@@ -17,6 +17,17 @@ export const subscriptionRoutes = defineRoutes([
     response: SubscriptionOne,
     errors: [400, 403, 404],
     handler: async (ctx, { body }) => ({ subscription: await subs.createSubscription({ ctx, input: unparsed(body) }) }),
+  },
+  {
+    method: 'post',
+    path: '/subscriptions/dry-run',
+    summary: 'How a subscription with this body would have fired over the last 7 days of prices (nothing is stored)',
+    tag,
+    auth: 'bearer',
+    body: subs.CreateSubscriptionInput,
+    response: DryRun,
+    errors: [400, 404],
+    handler: async (ctx, { body }) => subs.dryRunSubscription({ ctx, input: unparsed(body) }),
   },
   {
     method: 'get',

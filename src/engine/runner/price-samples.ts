@@ -1,0 +1,91 @@
+import { lt, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.js';
+import { priceSamples } from '../../db/schema/index.js';
+
+export const MINUTE_MS = 60_000;
+/** How long samples are kept: dry runs look back this far. */
+export const PRICE_SAMPLE_RETENTION_MS = 7 * 24 * 60 * MINUTE_MS;
+/** How often an engine deletes samples older than the retention. */
+const PRUNE_EVERY_MS = 60 * MINUTE_MS;
+
+/** One token's last displayed price in one minute (`minuteMs` is the minute's start). */
+export interface MinuteSample {
+  token: string;
+  minuteMs: number;
+  price: number;
+}
+
+const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
+
+/**
+ * Keeps each token's last price of the current minute in memory and hands a minute over only once
+ * it has ended, so a token costs at most one row write per minute however often its price moves.
+ */
+export class MinuteSampler {
+  private open = new Map<string, MinuteSample>();
+  private closed: MinuteSample[] = [];
+  /** Start of the oldest minute still open; Infinity when none is. */
+  private oldestOpen = Infinity;
+  private lastPruneMs = -Infinity;
+
+  note(token: string, price: number, atMs: number): void {
+    const minuteMs = minuteOf(atMs);
+    const current = this.open.get(token);
+    if (current && current.minuteMs !== minuteMs) this.closed.push(current);
+    this.open.set(token, { token, minuteMs, price });
+    if (minuteMs < this.oldestOpen) this.oldestOpen = minuteMs;
+  }
+
+  /** Whether a minute has ended and waits to be written, or pruning is due. */
+  hasWork(nowMs: number): boolean {
+    return this.closed.length > 0 || this.oldestOpen < minuteOf(nowMs) || this.pruneDue(nowMs);
+  }
+
+  /** The minutes that ended before `nowMs` (all of them, the open ones too, when `all`). */
+  take(nowMs: number, all = false): MinuteSample[] {
+    const current = minuteOf(nowMs);
+    const batch = this.closed;
+    this.closed = [];
+    if (!all && this.oldestOpen >= current) return batch;
+    this.oldestOpen = Infinity;
+    for (const [token, sample] of this.open) {
+      if (all || sample.minuteMs < current) {
+        batch.push(sample);
+        this.open.delete(token);
+      } else if (sample.minuteMs < this.oldestOpen) this.oldestOpen = sample.minuteMs;
+    }
+    return batch;
+  }
+
+  /** Whether the hourly prune is due; answering true starts the next hour. */
+  takePrune(nowMs: number): boolean {
+    if (!this.pruneDue(nowMs)) return false;
+    this.lastPruneMs = nowMs;
+    return true;
+  }
+
+  private pruneDue(nowMs: number): boolean {
+    return nowMs - this.lastPruneMs >= PRUNE_EVERY_MS;
+  }
+}
+
+/**
+ * Writes taken samples (one statement per 500). Another engine may have written the same minute
+ * of a token (both saw its price during a hand-over): the later write wins.
+ */
+export async function writeSamples(on: Queryable, taken: readonly MinuteSample[]): Promise<void> {
+  // A clock stepped back can close the same minute twice; one statement must not upsert a row twice.
+  const samples = [...new Map(taken.map((s) => [`${s.token}@${s.minuteMs}`, s])).values()];
+  for (let i = 0; i < samples.length; i += 500) {
+    const rows = samples.slice(i, i + 500).map((s) => ({ tokenId: s.token, minute: new Date(s.minuteMs), price: s.price }));
+    await on
+      .insert(priceSamples)
+      .values(rows)
+      .onConflictDoUpdate({ target: [priceSamples.tokenId, priceSamples.minute], set: { price: sql`excluded.price` } });
+  }
+}
+
+/** Deletes samples older than the retention (through the `minute` index). */
+export async function pruneSamples(on: Queryable, nowMs: number): Promise<void> {
+  await on.delete(priceSamples).where(lt(priceSamples.minute, new Date(nowMs - PRICE_SAMPLE_RETENTION_MS)));
+}
