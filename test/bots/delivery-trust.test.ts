@@ -245,7 +245,7 @@ describe(`/testalert in the bots (${engineName})`, () => {
     }
   });
 
-  it("Discord: the channel's Oddswatch webhook receives the test; a deleted webhook is reported; a DM and a channel without permission say why", async () => {
+  it("Discord: the channel's Oddswatch webhook receives the test, a deleted one is made anew; a DM and a channel without permission say why", async () => {
     const bot = discordBot();
     const sent = slash('8201', 'testalert', {}, { channel: 'chan-test' });
     await bot.handleInteraction(sent);
@@ -261,13 +261,17 @@ describe(`/testalert in the bots (${engineName})`, () => {
     await bot.handleInteraction(alert);
     expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(1);
 
+    // Deleted in Discord: the test asks Discord rather than the bot's memory, makes a new webhook
+    // and posts there, and /alert here then uses the new one.
     discord.deleteWebhooks('chan-test');
-    const gone = slash('8201', 'testalert', {}, { channel: 'chan-test' });
-    await bot.handleInteraction(gone);
-    expect(answerTo(gone)).toEqual({
-      content: "The test alert did not arrive: Discord says this channel's Oddswatch webhook was deleted, so alerts posted here will not arrive.",
-      flags: EPHEMERAL,
-    });
+    const again = slash('8201', 'testalert', {}, { channel: 'chan-test' });
+    await bot.handleInteraction(again);
+    expect(answerTo(again)).toEqual({ content: TEST_SENT, flags: EPHEMERAL });
+    expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(2);
+    const newHook = discord.callsTo('POST', /^\/api\/webhooks\//).at(-1)!.path;
+    expect(newHook).not.toBe(posts[0]!.path);
+    await bot.handleInteraction(slash('8201', 'alert', { market: 'nope', type: 'up', percent: '50' }, { channel: 'chan-test' }));
+    expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(2);
 
     const postsBefore = discord.callsTo('POST', /^\/api\/webhooks\//).length;
     const dm = slash('8201', 'testalert', {}, { guild: '', channel: 'dm-8201' });
@@ -280,7 +284,7 @@ describe(`/testalert in the bots (${engineName})`, () => {
     expect(discord.callsTo('POST', /^\/api\/webhooks\//)).toHaveLength(postsBefore);
   });
 
-  it('a webhook failure is told in chat words with the status', async () => {
+  it('a failed test is told in chat words: the status, or that the webhook was deleted', async () => {
     const hook = await startReceiver((_req, res) => json(res, 500, { error: 'boom' }));
     receivers.push(hook);
     const { ctx } = await restSideOf('discord', '8202');
@@ -288,5 +292,9 @@ describe(`/testalert in the bots (${engineName})`, () => {
     expect((await runCommand(ctx, chat, 'testalert')).text).toBe('The test alert did not arrive: HTTP 500: {"error":"boom"}');
     expect(hook.requests).toHaveLength(1);
     expect((await runCommand(ctx, chat, 'testalert now')).text).toBe('Usage: /testalert');
+    const deleted = { ...chat, channel: { type: 'Discord' as const, settings: { discordWebhookUrl: `${discord.url}/api/webhooks/1/gone` } } };
+    expect((await runCommand(ctx, deleted, 'testalert')).text).toBe(
+      "The test alert did not arrive: Discord says this channel's Oddswatch webhook was deleted. Send /testalert again to set up a new one.",
+    );
   });
 });

@@ -20,7 +20,7 @@ function failureWords(channel: Channel, result: TestSendResult): string {
     return 'Telegram refused it: I may have been blocked, removed from this chat, or not allowed to post here.';
   }
   if (channel.type === 'Discord' && (statusCode === 401 || statusCode === 404)) {
-    return "Discord says this channel's Oddswatch webhook was deleted, so alerts posted here will not arrive.";
+    return "Discord says this channel's Oddswatch webhook was deleted. Send /testalert again to set up a new one.";
   }
   if (error) return error;
   return statusCode === null ? 'no answer' : `HTTP ${statusCode}`;

@@ -189,9 +189,12 @@ export function createDiscordBot({
     };
   }
 
-  /** A webhook in this guild channel that alerts post to: made once, then remembered. */
-  async function channelWebhook(channelId: string): Promise<Channel> {
-    let url = webhooks.get(channelId);
+  /**
+   * A webhook in this guild channel that alerts post to: made once, then remembered. `fresh` asks
+   * Discord again instead of trusting the memory: a webhook deleted in Discord is then made anew.
+   */
+  async function channelWebhook(channelId: string, fresh = false): Promise<Channel> {
+    let url = fresh ? undefined : webhooks.get(channelId);
     if (!url) {
       try {
         // Reuse ours after a restart (a channel holds at most 15 webhooks); otherwise create one.
@@ -215,7 +218,8 @@ export function createDiscordBot({
     const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild };
     if (CHANNEL_COMMANDS.has(name) && inGuild && interaction.channel_id) {
       try {
-        chat.channel = await channelWebhook(interaction.channel_id);
+        // A test must try the webhook Discord has now, and leaves /alert here with it.
+        chat.channel = await channelWebhook(interaction.channel_id, name === 'testalert');
       } catch (err) {
         if (err instanceof NeedsPermission) return send(err.message, true);
         throw err;
