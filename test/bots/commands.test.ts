@@ -42,7 +42,7 @@ describe('the command layer', () => {
   it('help and start list every command with its usage', async () => {
     const ctx = await chatUser('1001');
     const help = await runCommand(ctx, dm(1001), '/help');
-    for (const name of ['search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'pause', 'resume', 'delete', 'inbox', 'token']) {
+    for (const name of ['search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'inbox', 'token']) {
       expect(help.text).toContain(`/${name}`);
     }
     expect((await runCommand(ctx, dm(1001), '/start@OddsBot')).text).toMatch(/^Welcome/);

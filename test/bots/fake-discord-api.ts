@@ -26,6 +26,8 @@ export interface FakeDiscordApi {
   unknownOriginalEdits: number;
   /** A webhook in `channel` made by someone else (a user, or another application when given). */
   addForeignWebhook(channel: string, ownerApplicationId?: string): string;
+  /** Deletes every webhook of `channel`, as a server admin can in Discord: posts to them get 404 Unknown Webhook. */
+  deleteWebhooks(channel: string): void;
   callsTo(method: string, path: RegExp): DiscordCall[];
   close(): Promise<void>;
 }
@@ -126,6 +128,7 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
       state.unknownOriginalEdits = value;
     },
     addForeignWebhook: (channel, owner) => makeHook(channel, 'Someone else', owner ?? null).url,
+    deleteWebhooks: (channel) => void hooks.delete(channel),
     callsTo: (method, path) => calls.filter((c) => c.method === method && path.test(c.path)),
     close: () =>
       new Promise((resolve) => {

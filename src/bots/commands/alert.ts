@@ -1,7 +1,7 @@
 import type { PriceRuleType, TriggerInterval } from '../../domain/enums.js';
-import { createMarketAlert, type Channel } from '../../services/subscriptions/index.js';
-import { describeSubscription, listWords } from './shared.js';
-import { UsageError, type ChatInfo, type Command } from './types.js';
+import { createMarketAlert } from '../../services/subscriptions/index.js';
+import { chatChannel, describeSubscription, listWords } from './shared.js';
+import { UsageError, type Command } from './types.js';
 
 export const ALERT_TYPES: Record<string, PriceRuleType> = {
   up: 'Crossing Up',
@@ -12,13 +12,6 @@ export const ALERT_TYPES: Record<string, PriceRuleType> = {
   below: 'Less Than',
 };
 const INTERVALS: readonly TriggerInterval[] = ['5m', '30m', '60m', '6h', '12h', '24h'];
-
-/** This chat as the alert's channel: the transport's own (Discord webhook), a Telegram chat, or the in-app inbox. */
-function chatChannel(chat: ChatInfo): Channel {
-  if (chat.channel) return chat.channel;
-  if (chat.kind === 'telegram') return { type: 'Telegram', settings: { telegramChatId: Number(chat.chatId) } };
-  return { type: 'In App' };
-}
 
 function parseTrigger(words: string[]): { triggerType: 'One Time' | 'Recurring'; triggerInterval?: TriggerInterval } {
   if (words.length === 0) return { triggerType: 'Recurring' };

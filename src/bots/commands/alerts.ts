@@ -1,17 +1,25 @@
+import { listSubscriptionHistory } from '../../services/inbox/index.js';
 import {
   deleteSubscription,
   listSubscriptions,
   pauseSubscription,
   restartSubscription,
 } from '../../services/subscriptions/index.js';
+import { describeHistory, HISTORY_SHOWN } from './alert-history.js';
 import { describeSubscription } from './shared.js';
 import { UsageError, type Command } from './types.js';
 
 export const alertsCommand: Command = {
   name: 'alerts',
-  usage: 'alerts',
-  summary: 'Your alerts with their ids and status',
-  async run({ ctx }) {
+  usage: 'alerts [alert id]',
+  summary: "Your alerts with their ids and status, or one alert's last 5 firings and deliveries",
+  async run({ ctx, args }) {
+    if (args.length > 1) throw new UsageError();
+    if (args.length === 1) {
+      const subscriptionId = args[0]!;
+      const page = await listSubscriptionHistory({ ctx, input: { subscriptionId, limit: HISTORY_SHOWN } });
+      return { text: describeHistory(subscriptionId, page) };
+    }
     const all = await listSubscriptions({ ctx, input: {} });
     if (all.length === 0) return { text: 'You have no alerts. Create one with /alert.' };
     return { text: `Your alerts:\n${all.map(describeSubscription).join('\n')}` };

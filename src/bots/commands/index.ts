@@ -5,6 +5,7 @@ import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
+import { testAlertCommand } from './test-alert.js';
 import { tokenCommand } from './token.js';
 import type { BotReply, ChatInfo, Command } from './types.js';
 import { unwatchCommand, watchCommand } from './watch.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   watchlistCommand,
   alertCommand,
   alertsCommand,
+  testAlertCommand,
   pauseCommand,
   resumeCommand,
   deleteCommand,

@@ -14,7 +14,9 @@ export const EPHEMERAL = 64;
 export const NEED_WEBHOOK_PERMISSION = 'I need the Manage Webhooks permission in this channel to post alerts here';
 
 /** Replies only the caller should see. Button clicks are answered privately too (see `isPrivate`). */
-const EPHEMERAL_COMMANDS = new Set(['token', 'alerts', 'inbox', 'watchlists']);
+const EPHEMERAL_COMMANDS = new Set(['token', 'alerts', 'inbox', 'watchlists', 'testalert']);
+/** Commands that send to "this chat": in a server channel, that is the channel's Oddswatch webhook. */
+const CHANNEL_COMMANDS = new Set(['alert', 'testalert']);
 /** Discord drops an interaction that is not answered within 3 s; past this, answer "thinking…" first. */
 export const DEFAULT_DEFER_AFTER_MS = 1500;
 const MAX_TEXT = 2000; // Discord's message limit
@@ -187,9 +189,12 @@ export function createDiscordBot({
     };
   }
 
-  /** A webhook in this guild channel that alerts post to: made once, then remembered. */
-  async function channelWebhook(channelId: string): Promise<Channel> {
-    let url = webhooks.get(channelId);
+  /**
+   * A webhook in this guild channel that alerts post to: made once, then remembered. `fresh` asks
+   * Discord again instead of trusting the memory: a webhook deleted in Discord is then made anew.
+   */
+  async function channelWebhook(channelId: string, fresh = false): Promise<Channel> {
+    let url = fresh ? undefined : webhooks.get(channelId);
     if (!url) {
       try {
         // Reuse ours after a restart (a channel holds at most 15 webhooks); otherwise create one.
@@ -211,9 +216,10 @@ export function createDiscordBot({
     const name = text.split(' ')[0]!;
     const inGuild = Boolean(interaction.guild_id);
     const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild };
-    if (name === 'alert' && inGuild && interaction.channel_id) {
+    if (CHANNEL_COMMANDS.has(name) && inGuild && interaction.channel_id) {
       try {
-        chat.channel = await channelWebhook(interaction.channel_id);
+        // A test must try the webhook Discord has now, and leaves /alert here with it.
+        chat.channel = await channelWebhook(interaction.channel_id, name === 'testalert');
       } catch (err) {
         if (err instanceof NeedsPermission) return send(err.message, true);
         throw err;

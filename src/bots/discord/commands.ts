@@ -50,7 +50,10 @@ export const DISCORD_COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[]
     )
     .addNumberOption((o) => o.setName('percent').setDescription('Threshold percent').setRequired(true).setMinValue(0).setMaxValue(100))
     .addStringOption((o) => o.setName('repeat').setDescription('"once" or "every 5m|30m|60m|6h|12h|24h" (every 30m by default)')),
-  cmd('alerts'),
+  cmd('alerts').addStringOption((o) =>
+    o.setName('id').setDescription("An alert's id: its last 5 firings and how each was delivered").setAutocomplete(true),
+  ),
+  cmd('testalert'),
   idOption('pause'),
   idOption('resume'),
   idOption('delete'),

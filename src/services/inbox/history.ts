@@ -33,7 +33,7 @@ export async function listSubscriptionHistory({
     .select({ id: subscriptions.id })
     .from(subscriptions)
     .where(and(eq(subscriptions.id, subscriptionId), eq(subscriptions.accountId, ctx.account.id)));
-  if (!owned) throw notFound(SUBSCRIPTION_NOT_FOUND);
+  if (!owned) throw notFound(SUBSCRIPTION_NOT_FOUND, 'subscription');
   const conditions = [eq(notifications.subscriptionId, subscriptionId), eq(notifications.accountId, ctx.account.id)];
   if (before) conditions.push(lt(notifications.id, before));
   const { page, nextBefore } = await notificationPage(db, conditions, limit);
