@@ -1,1 +1,1 @@
-export { testChannel } from './test-send.js';
+export { testChannel, type TestSendResult } from './test-send.js';

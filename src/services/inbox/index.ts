@@ -1,5 +1,5 @@
-export { listDeliveries } from './deliveries.js';
-export { listSubscriptionHistory } from './history.js';
+export { listDeliveries, type DeliveryView } from './deliveries.js';
+export { listSubscriptionHistory, type HistoryEntry } from './history.js';
 export { findNotification, listNotifications, listNotificationsAfter } from './list.js';
 export { markNotificationRead } from './read.js';
 export { redeliverNotification } from './redeliver.js';
