@@ -6,6 +6,7 @@ import { createDiscordBot, DISCORD_COMMANDS, EPHEMERAL, optionsToText, type RawI
 import { createTelegramBot, TELEGRAM_MENU } from '../../src/bots/telegram/index.js';
 import { priceSamples } from '../../src/db/schema/index.js';
 import { createSenders } from '../../src/delivery/senders/index.js';
+import { formatTelegramMessage } from '../../src/delivery/senders/telegram.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -214,6 +215,21 @@ describe(`Re-enable a disabled channel from chat (${engineName})`, () => {
     await bot.handleInteraction(typed);
     expect(answerTo(typed)).toEqual({ content: 'Re-enabled ✓: the Discord channel will be tried again on the next alert', flags: EPHEMERAL });
     expect(await health(owner, sub.subscriptionId)).toEqual(['healthy', 'healthy', 'healthy']);
+  });
+});
+
+describe('the Re-enable button', () => {
+  const links = { venueUrl: 'https://example.com/m' };
+  const notice = (event: string, subscriptionId: string) => ({
+    type: 'endpoint_health_notification', event, subscriptionId, channel: { position: 2, type: 'Webhook' }, message: 'm',
+  });
+  it('shows only under a disabled notice, and only when the action fits Telegram\'s 64-byte callback_data', () => {
+    const id = '0193a1b2-0000-7000-8000-000000000000';
+    expect(formatTelegramMessage(notice('endpoint_disabled', id), links).reply_markup.inline_keyboard).toEqual([
+      [{ text: 'Re-enable', callback_data: `enable:${id}:2` }],
+    ]);
+    expect(formatTelegramMessage(notice('endpoint_failing', id), links).reply_markup.inline_keyboard).toEqual([]);
+    expect(formatTelegramMessage(notice('endpoint_disabled', 'x'.repeat(60)), links).reply_markup.inline_keyboard).toEqual([]);
   });
 });
 
