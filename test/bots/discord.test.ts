@@ -99,7 +99,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
     expect(put.authorization).toBe('Bot discord-bot-token');
     const names = put.body.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'inbox', 'token']);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'enable', 'inbox', 'token']);
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],

@@ -1,5 +1,6 @@
 import type { PriceRuleType, TriggerInterval } from '../../domain/enums.js';
-import { createMarketAlert } from '../../services/subscriptions/index.js';
+import type { ServiceContext } from '../../services/context.js';
+import { countRecentFirings, createMarketAlert } from '../../services/subscriptions/index.js';
 import { chatChannel, describeSubscription, listWords } from './shared.js';
 import { UsageError, type Command } from './types.js';
 
@@ -40,8 +41,9 @@ export const alertCommand: Command = {
       ctx,
       input: { marketId, type, thresholdPercent: percent, ...parseTrigger(rest.map((w) => w.toLowerCase())), channel: chatChannel(chat) },
     });
+    const lookBack = await lookBackLine(ctx, created.subscriptionId);
     return {
-      text: `Alert created:\n${describeSubscription(created)}`,
+      text: `Alert created:\n${describeSubscription(created)}${lookBack ? `\n${lookBack}` : ''}`,
       buttons: [[
         { label: 'Pause', action: `pause:${created.subscriptionId}` },
         { label: 'Delete', action: `delete:${created.subscriptionId}` },
@@ -49,3 +51,19 @@ export const alertCommand: Command = {
     };
   },
 };
+
+/**
+ * "Would have fired N times": a hint on top of a created alert, so a failure or a market with no
+ * recorded prices yet leaves the line out (logged once) and never touches the alert itself.
+ */
+async function lookBackLine(ctx: ServiceContext, subscriptionId: string): Promise<string | undefined> {
+  try {
+    const count = await countRecentFirings({ ctx, input: { subscriptionId } });
+    if (count === null) return undefined;
+    if (count === 0) return 'In the last 7 days this alert would not have fired.';
+    return `In the last 7 days this alert would have fired ${count} time${count === 1 ? '' : 's'}.`;
+  } catch (err) {
+    ctx.logger.warn({ err, subscriptionId }, 'alert look-back (dry run) failed; reply sent without it');
+    return undefined;
+  }
+}

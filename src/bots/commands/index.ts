@@ -3,6 +3,7 @@ import { alertCommand } from './alert.js';
 import { alertsCommand, deleteCommand, pauseCommand, resumeCommand } from './alerts.js';
 import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
+import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
 import { testAlertCommand } from './test-alert.js';
@@ -30,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   pauseCommand,
   resumeCommand,
   deleteCommand,
+  enableCommand,
   inboxCommand,
   tokenCommand,
 ];
@@ -50,12 +52,14 @@ export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: stri
   const { name, rest } = parse(text);
   const command = byName.get(name);
   if (!command) return { text: `Unknown command "${name}". Send /help for the list.` };
+  let reply: BotReply;
   try {
-    return await command.run({ ctx, chat, args: rest === '' ? [] : rest.split(/\s+/), rest });
+    reply = await command.run({ ctx, chat, args: rest === '' ? [] : rest.split(/\s+/), rest });
   } catch (err) {
-    return errorReply(err, command, ctx.logger);
+    reply = errorReply(err, command, ctx.logger);
   }
+  return command.answersTapPrivately ? { ...reply, tapperOnly: true } : reply;
 }
 
-/** A button's action (`pause:<id>`) as the command text it stands for (`pause <id>`). */
-export const actionToText = (action: string): string => action.replace(':', ' ');
+/** A button's action (`pause:<id>`, `enable:<id>:<position>`) as the command text it stands for (`pause <id>`). */
+export const actionToText = (action: string): string => action.split(':').join(' ');

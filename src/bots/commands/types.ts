@@ -23,6 +23,8 @@ export interface BotReply {
   buttons?: BotButton[][];
   /** Text for the user's private chat only (a secret asked for in a group); the transport sends it there. */
   privateMessage?: string;
+  /** When the command came from a button tap: answer the tapper alone, nothing in the chat. */
+  tapperOnly?: boolean;
 }
 
 export interface CommandInput {
@@ -40,6 +42,8 @@ export interface Command {
   usage: string;
   summary: string;
   run(input: CommandInput): Promise<BotReply>;
+  /** A button tap on this command is answered to the tapper alone (Telegram: a popup, no chat message). */
+  answersTapPrivately?: boolean;
 }
 
 /** Bad arguments: answered with the command's usage line. */

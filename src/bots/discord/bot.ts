@@ -14,7 +14,7 @@ export const EPHEMERAL = 64;
 export const NEED_WEBHOOK_PERMISSION = 'I need the Manage Webhooks permission in this channel to post alerts here';
 
 /** Replies only the caller should see. Button clicks are answered privately too (see `isPrivate`). */
-const EPHEMERAL_COMMANDS = new Set(['token', 'alerts', 'inbox', 'watchlists', 'testalert']);
+const EPHEMERAL_COMMANDS = new Set(['token', 'alerts', 'inbox', 'watchlists', 'testalert', 'enable']);
 /** Commands that send to "this chat": in a server channel, that is the channel's Oddswatch webhook. */
 const CHANNEL_COMMANDS = new Set(['alert', 'testalert']);
 /** Discord drops an interaction that is not answered within 3 s; past this, answer "thinking…" first. */

@@ -57,6 +57,11 @@ export const DISCORD_COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[]
   idOption('pause'),
   idOption('resume'),
   idOption('delete'),
+  cmd('enable')
+    .addStringOption((o) => o.setName('id').setDescription('The alert id').setRequired(true).setAutocomplete(true))
+    .addIntegerOption((o) =>
+      o.setName('channel').setDescription('The channel number the disabled notice names').setRequired(true).setMinValue(0).setMaxValue(999),
+    ),
   cmd('inbox'),
   cmd('token'),
 ].map((b) => b.toJSON());

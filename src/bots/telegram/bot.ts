@@ -65,6 +65,11 @@ export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBot
       return;
     }
     const reply = await runCommand(ctx.services, chat, actionToText(ctx.callbackQuery.data));
+    if (reply.tapperOnly) {
+      // Telegram's only private answer in a group: the callback's popup (at most 200 characters).
+      await ctx.answerCallbackQuery({ text: reply.text.slice(0, 200), show_alert: true });
+      return;
+    }
     await ctx.answerCallbackQuery({ text: reply.text.split('\n')[0]!.slice(0, 190) });
     await sendReply(ctx, reply);
   });

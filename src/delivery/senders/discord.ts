@@ -59,6 +59,7 @@ export interface DiscordActionRow {
 const LINK = 5;
 const SECONDARY = 2;
 const DANGER = 4;
+const SUCCESS = 3;
 
 /**
  * The buttons under an alert: links to the venue page and the chart for every webhook; Pause and
@@ -155,6 +156,10 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
         ? {
             username: 'Oddswatch',
             embeds: [{ title: notice.title, description: cut(notice.message, 4096), color: COLORS.closed, footer: { text: 'Oddswatch' } }],
+            // Re-enable, like Pause and Delete, only where the clicks reach our bot.
+            ...(notice.reEnableAction && (await ownedByUs(webhook))
+              ? { components: [{ type: 1, components: [{ type: 2, style: SUCCESS, label: 'Re-enable', custom_id: notice.reEnableAction }] }] }
+              : {}),
             allowed_mentions: { parse: [] },
           }
         : {

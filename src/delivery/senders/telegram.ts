@@ -14,7 +14,11 @@ export interface TelegramMessage {
 
 export function formatTelegramMessage(payload: Record<string, unknown>, links: DeliveryJob['links'], test = false): TelegramMessage {
   const notice = summarizeHealthNotice(payload);
-  if (notice) return { text: `<b>${escapeHtml(notice.title)}</b>\n${escapeHtml(notice.message)}`, reply_markup: { inline_keyboard: [] } };
+  if (notice) {
+    // The bot answers the tap with the same enable command as a typed `/enable`.
+    const keyboard = notice.reEnableAction ? [[{ text: 'Re-enable', callback_data: notice.reEnableAction }]] : [];
+    return { text: `<b>${escapeHtml(notice.title)}</b>\n${escapeHtml(notice.message)}`, reply_markup: { inline_keyboard: keyboard } };
+  }
   const s = summarizeNotification(payload);
   const lines = [`<b>${escapeHtml(s.headline)}</b>`, escapeHtml(s.title)];
   if (test) lines.unshift(`<b>${escapeHtml(TEST_LABEL)}</b>`);

@@ -6,11 +6,13 @@ import { PRICE_SAMPLE_RETENTION_MS } from '../../engine/runner/price-samples.js'
 import { replayRule, type PricePoint } from '../../engine/replay.js';
 import { thresholdFraction } from '../../engine/rules.js';
 import { dbOf, withTransaction, type ServiceContext } from '../context.js';
-import { validationError } from '../errors.js';
+import { notFound, validationError } from '../errors.js';
 import { parseInput } from '../validate.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
 import { checkChannels } from './channels.js';
-import { CreateSubscriptionInput } from './schemas.js';
+import { SUBSCRIPTION_NOT_FOUND } from './owned.js';
+import { CreateSubscriptionInput, SubscriptionIdInput } from './schemas.js';
+import { loadSubscriptionViews } from './view.js';
 import { resolveTarget } from './targets.js';
 
 /** Most firings listed; `count` still counts them all. */
@@ -42,6 +44,31 @@ export const DRY_RUN_PRICE_RULES_ONLY =
  * The body is checked exactly as `createSubscription` checks it, and nothing is stored.
  */
 export async function dryRunSubscription({ ctx, input }: { ctx: ServiceContext; input: CreateSubscriptionInput }): Promise<DryRunResult> {
+  return (await replay(ctx, input)).result;
+}
+
+/**
+ * How many times a stored subscription would have fired over the last 7 days, or null when none
+ * of its markets has a recorded price in that window (a count of 0 would then claim too much).
+ */
+export async function countRecentFirings({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<number | null> {
+  const { subscriptionId } = parseInput(SubscriptionIdInput, input);
+  const [view] = await loadSubscriptionViews(dbOf(ctx), { accountId: ctx.account.id, subscriptionId });
+  if (!view) throw notFound(SUBSCRIPTION_NOT_FOUND, 'subscription');
+  const { result, samples } = await replay(ctx, {
+    watchlistId: view.watchlistId,
+    subscriptionScope: view.subscriptionScope,
+    ...(view.eventId ? { eventId: view.eventId } : {}),
+    ...(view.marketId ? { marketId: view.marketId } : {}),
+    subscriptionTypeConfig: view.subscriptionTypeConfig,
+    triggerType: view.triggerType,
+    ...(view.triggerInterval ? { triggerInterval: view.triggerInterval } : {}),
+    channels: view.channels.map((c) => ({ type: c.type, ...(c.settings ? { settings: c.settings } : {}) })),
+  } as CreateSubscriptionInput);
+  return samples === 0 ? null : result.count;
+}
+
+async function replay(ctx: ServiceContext, input: CreateSubscriptionInput): Promise<{ result: DryRunResult; samples: number }> {
   const body = parseInput(CreateSubscriptionInput, input);
   const typeConfig = body.subscriptionTypeConfig;
   if (typeConfig.type === CATALOG_RULE_TYPE) throw validationError(`subscriptionTypeConfig.type: ${DRY_RUN_PRICE_RULES_ONLY}`);
@@ -70,7 +97,7 @@ export async function dryRunSubscription({ ctx, input }: { ctx: ServiceContext; 
     toMs,
   );
   const several = markets.length > 1;
-  return {
+  const result = {
     firings: firings.slice(0, DRY_RUN_MAX_LISTED).map((f) => ({
       at: new Date(f.atMs).toISOString(),
       price: f.price,
@@ -82,6 +109,7 @@ export async function dryRunSubscription({ ctx, input }: { ctx: ServiceContext; 
     from: new Date(fromMs).toISOString(),
     to: new Date(toMs).toISOString(),
   };
+  return { result, samples: path.length };
 }
 
 /**

@@ -1,7 +1,7 @@
 export { createSubscription } from './create.js';
 export { createMarketAlert } from './create-market-alert.js';
 export { deleteSubscription } from './delete.js';
-export { dryRunSubscription } from './dry-run.js';
+export { countRecentFirings, dryRunSubscription } from './dry-run.js';
 export { getSubscription, listSubscriptions } from './read.js';
 export { pauseSubscription, restartSubscription } from './status.js';
 export { updateSubscription } from './update.js';
