@@ -93,10 +93,17 @@ export function summarizeNotification(payload: Record<string, unknown>): Notific
 }
 
 /**
- * An endpoint_health_notification (docs/delivery.md "Endpoint health") as chat shows it: a title
- * and the payload's own message. Undefined for a rule's firing.
+ * An endpoint_health_notification (docs/delivery.md "Endpoint health") or feed_health_notification
+ * ("Feed health") as chat shows it: a title and the payload's own message. Undefined for a rule's firing.
  */
 export function summarizeHealthNotice(payload: Record<string, unknown>): { title: string; message: string } | undefined {
+  if (str(payload, 'type') === 'feed_health_notification') {
+    const recovered = str(payload, 'event') === 'feed_recovered';
+    return {
+      title: recovered ? 'Prices flowing again' : 'Prices may be delayed',
+      message: str(payload, 'message') ?? (recovered ? 'The price feed is back.' : 'The price feed is silent; prices may be delayed.'),
+    };
+  }
   if (str(payload, 'type') !== 'endpoint_health_notification') return undefined;
   const disabled = str(payload, 'event') === 'endpoint_disabled';
   return {
