@@ -1,10 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notifications, tokenPrices } from '../../src/db/schema/index.js';
 import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.js';
 import { createApp } from '../../src/http/app.js';
 import { summarizeHealthNotice } from '../../src/delivery/senders/summary.js';
+import { startCatalogSync } from '../../src/catalog/loop.js';
+import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { postJson, startSimulator } from '../venue/support.js';
@@ -14,7 +16,7 @@ let env: TestEnv;
 let sim: Awaited<ReturnType<typeof startSimulator>>;
 let role: EngineRole | undefined;
 beforeAll(async () => {
-  env = await createTestEnv({ FEED_STALE_AFTER_MS: '1000' });
+  env = await createTestEnv({ FEED_STALE_AFTER_MS: '1000', SYNC_FAILING_AFTER_MS: '1000' });
   sim = await startSimulator();
 });
 afterAll(async () => {
@@ -26,14 +28,16 @@ afterAll(async () => {
 const savedPrice = async (token: string) =>
   (await env.database.db.select().from(tokenPrices).where(eq(tokenPrices.tokenId, token)))[0]?.price;
 
-const feedNotices = async (accountId: string) =>
+const feedNotices = async (accountId: string, source = 'market_feed') =>
   (
     await env.database.db
       .select()
       .from(notifications)
       .where(and(eq(notifications.accountId, accountId), eq(notifications.type, 'feed_health_notification')))
       .orderBy(notifications.id)
-  ).map((n) => n.payload as Record<string, any>);
+  )
+    .map((n) => n.payload as Record<string, any>)
+    .filter((p) => p.source === source);
 
 describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)`, () => {
   it('a stalled feed gives each affected account one delay notice and one recovery notice that reports the crossing made in the gap', async () => {
@@ -126,5 +130,47 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
     const [delayed, recovered] = await feedNotices(a.userId);
     expect(summarizeHealthNotice(recovered!)).toEqual({ title: 'Prices flowing again', message: recovered!.message });
     expect(summarizeHealthNotice(delayed!)).toEqual({ title: 'Prices may be delayed', message: delayed!.message });
+  }, 30_000);
+
+  it('a catalog sync failing longer than SYNC_FAILING_AFTER_MS gives each account with active rules one notice and one recovery', async () => {
+    await role?.stop();
+    role = await startEngineRole({
+      database: env.database, config: env.config, logger: silent, clobUrl: sim.urls.clobUrl, clobWsUrl: sim.urls.clobWsUrl,
+      feedCheckIntervalMs: 100,
+    });
+    // No retries inside a pass (they would outlast a short outage): each failing pass counts.
+    const gamma = createGammaClient({
+      baseUrl: sim.urls.gammaUrl, logger: silent, timeoutMs: 5000, retry: { retries: 0, minDelayMs: 10, maxDelayMs: 10, maxRetryAfterMs: 10 },
+    });
+    const sync = startCatalogSync({ database: env.database, gamma, logger: silent, intervalMs: 200 });
+    try {
+      const withRules = await env.database.rows<{ accountId: string }>(sql`select distinct account_id as "accountId" from subscriptions where enabled`);
+      expect(withRules.length).toBe(3);
+      const idle = await env.newAccount(); // no rule: told nothing
+      await new Promise((r) => setTimeout(r, 600));
+      for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(0);
+
+      expect((await postJson(`${sim.urls.controlUrl}/gamma/fail`, { seconds: 2.5, status: 503 })).status).toBe(200);
+      await eventually(async () => {
+        for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(1);
+      }, 5000);
+      const [delayed] = await feedNotices(withRules[0]!.accountId, 'catalog_sync');
+      expect(delayed).toMatchObject({ type: 'feed_health_notification', event: 'feed_delayed', source: 'catalog_sync' });
+      expect(delayed!.message).toContain(`may be delayed since ${delayed!.since}`);
+
+      await eventually(async () => {
+        for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(2);
+      }, 8000);
+      const recovered = (await feedNotices(withRules[0]!.accountId, 'catalog_sync'))[1]!;
+      expect(recovered).toMatchObject({ event: 'feed_recovered', since: delayed!.since, crossed: false });
+      expect(recovered.gapSeconds).toBeGreaterThanOrEqual(1);
+      expect(recovered.message).toMatch(/after a gap of \d+ s/);
+
+      await new Promise((r) => setTimeout(r, 500));
+      for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(2);
+      expect(await feedNotices(idle.userId, 'catalog_sync')).toHaveLength(0);
+    } finally {
+      await sync.stop();
+    }
   }, 30_000);
 });

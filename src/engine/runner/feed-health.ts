@@ -4,6 +4,7 @@ import type { ChannelSettings } from '../../db/schema/subscriptions.js';
 import type { ChannelType, PriceRuleType } from '../../domain/enums.js';
 import { writeNotificationsOnce, type NotificationToWrite } from '../../delivery/enqueue.js';
 import { formatSpan } from '../../delivery/endpoint-health.js';
+import { readSyncStatus } from '../../catalog/sync-status.js';
 import type { Logger } from '../../logger.js';
 import type { ConnectionFeedState } from '../../venue/clob/market-socket.js';
 import { CROSSING, CROSSING_DOWN, CROSSING_STEP, CROSSING_UP, thresholdFraction } from '../rules.js';
@@ -22,6 +23,8 @@ export interface FeedHealthOptions {
   database: Database;
   logger: Logger;
   staleAfterMs: number;
+  /** The catalog sync failing this long is an outage too (SYNC_FAILING_AFTER_MS). */
+  syncFailingAfterMs: number;
   /** Default: a quarter of staleAfterMs, at most 5 s. */
   checkIntervalMs?: number;
   /** Each market connection's state (MarketStream.feedState). */
@@ -74,10 +77,13 @@ export function crossedBetween(type: PriceRuleType, thresholdPercent: number, be
   }
 }
 
+const subscriptionIdsOf = (pairs: RulePair[]) => [...new Set(pairs.map((p) => p.subscriptionId))];
+
 export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
   const { database, logger, staleAfterMs } = options;
   const now = options.now ?? Date.now;
   let outage: Outage | undefined;
+  let syncOutage: { sinceMs: number; accounts: Map<string, string[]> } | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
@@ -102,8 +108,7 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
   }
 
   /** The chat channels (Telegram, Discord, not disabled) of these rules, once per destination. */
-  async function chatChannels(pairs: RulePair[]): Promise<ChatChannel[]> {
-    const ids = [...new Set(pairs.map((p) => p.subscriptionId))];
+  async function chatChannels(ids: string[]): Promise<ChatChannel[]> {
     if (ids.length === 0) return [];
     const rows = await database.rows<ChatChannel & Record<string, unknown>>(
       sql`select s.account_id as "accountId", c.type, c.settings from subscription_channels c
@@ -119,15 +124,16 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
     });
   }
 
-  async function write(accountId: string, pairs: RulePair[], event: string, sinceMs: number, payload: Record<string, unknown>) {
-    const chats = await chatChannels(pairs);
+  async function write(accountId: string, subscriptionIds: string[], event: string, sinceMs: number, payload: Record<string, unknown>) {
+    const chats = await chatChannels(subscriptionIds);
+    const source = String(payload.source);
     const notice: NotificationToWrite = {
       accountId,
       subscriptionId: null,
       type: FEED_HEALTH_NOTIFICATION,
       payload: { type: FEED_HEALTH_NOTIFICATION, event, userId: accountId, createdAt: new Date(now()).toISOString(), ...payload },
       // One per account, outage and event, whichever engine process writes it.
-      dedupeKey: `feed-health:${accountId}:${sinceMs}:${event}`,
+      dedupeKey: `feed-health:${source}:${accountId}:${sinceMs}:${event}`,
       channels: [{ type: 'In App' }, ...chats.map((c) => ({ type: c.type, settings: c.settings }))],
     };
     await database.db.transaction((tx) => writeNotificationsOnce(tx, [notice]));
@@ -137,10 +143,10 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
     const since = new Date(current.sinceMs).toISOString();
     for (const [accountId, pairs] of accounts) {
       current.accounts.set(accountId, pairs);
-      await write(accountId, pairs, 'feed_delayed', current.sinceMs, {
+      await write(accountId, subscriptionIdsOf(pairs), 'feed_delayed', current.sinceMs, {
         source: 'market_feed',
         since,
-        subscriptionIds: [...new Set(pairs.map((p) => p.subscriptionId))],
+        subscriptionIds: subscriptionIdsOf(pairs),
         message: `Prices may be delayed since ${since}: the venue's price feed has been silent or disconnected. Your price alerts are checked again as soon as it is back.`,
       });
     }
@@ -158,7 +164,7 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
         return [{ subscriptionId: p.subscriptionId, marketId: p.marketId, type: p.type, thresholdPercent: p.thresholdPercent, priceBefore: before, priceAfter: after }];
       });
       const crossed = crossedRules.length > 0;
-      await write(accountId, pairs, 'feed_recovered', current.sinceMs, {
+      await write(accountId, subscriptionIdsOf(pairs), 'feed_recovered', current.sinceMs, {
         source: 'market_feed',
         since: new Date(current.sinceMs).toISOString(),
         recoveredAt: new Date(recoveredAtMs).toISOString(),
@@ -175,7 +181,61 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
     logger.info({ gapMs, accounts: current.accounts.size }, 'market feed recovered');
   }
 
+  /** Every enabled rule depends on the catalog: new markets to follow, closings, status notices. */
+  async function activeRulesByAccount(): Promise<Map<string, string[]>> {
+    const rows = await database.rows<{ id: string; accountId: string }>(
+      sql`select id, account_id as "accountId" from subscriptions where enabled order by id`,
+    );
+    const byAccount = new Map<string, string[]>();
+    for (const r of rows) byAccount.set(r.accountId, [...(byAccount.get(r.accountId) ?? []), r.id]);
+    return byAccount;
+  }
+
+  async function checkSync(): Promise<void> {
+    const status = await readSyncStatus(database);
+    const at = now();
+    if (status.failingSinceMs !== null && at - status.failingSinceMs > options.syncFailingAfterMs) {
+      if (syncOutage?.sinceMs === status.failingSinceMs) return;
+      const current = { sinceMs: status.failingSinceMs, accounts: await activeRulesByAccount() };
+      syncOutage = current;
+      const since = new Date(current.sinceMs).toISOString();
+      for (const [accountId, ids] of current.accounts) {
+        await write(accountId, ids, 'feed_delayed', current.sinceMs, {
+          source: 'catalog_sync',
+          since,
+          subscriptionIds: ids,
+          message: `Market and event updates may be delayed since ${since}: the venue's catalog cannot be read (${status.lastError ?? 'unknown error'}). New markets and closings are picked up as soon as it is back.`,
+        });
+      }
+      logger.warn({ since, accounts: current.accounts.size, lastError: status.lastError }, 'catalog sync failing; accounts told');
+      return;
+    }
+    if (status.failingSinceMs !== null || !syncOutage) return;
+    const current = syncOutage;
+    syncOutage = undefined;
+    const recoveredAtMs = now();
+    const gapMs = recoveredAtMs - current.sinceMs;
+    for (const [accountId, ids] of current.accounts) {
+      await write(accountId, ids, 'feed_recovered', current.sinceMs, {
+        source: 'catalog_sync',
+        since: new Date(current.sinceMs).toISOString(),
+        recoveredAt: new Date(recoveredAtMs).toISOString(),
+        gapSeconds: Math.round(gapMs / 1000),
+        // The catalog carries no prices: price rules kept being evaluated through the gap.
+        crossed: false,
+        crossedRules: [],
+        message: `The venue's catalog is readable again after a gap of ${formatSpan(gapMs)}; market and event updates are caught up.`,
+      });
+    }
+    logger.info({ gapMs, accounts: current.accounts.size }, 'catalog sync recovered');
+  }
+
   async function check(): Promise<void> {
+    await checkFeed();
+    await checkSync();
+  }
+
+  async function checkFeed(): Promise<void> {
     const at = now();
     const conns = options.connections().filter((c) => c.tokens.length > 0);
     const stale = conns.filter((c) => !c.open || at - c.lastMessageAtMs > staleAfterMs);

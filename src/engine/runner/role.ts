@@ -204,6 +204,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     database,
     logger,
     staleAfterMs: config.FEED_STALE_AFTER_MS,
+    syncFailingAfterMs: config.SYNC_FAILING_AFTER_MS,
     checkIntervalMs: options.feedCheckIntervalMs,
     connections: () => stream.feedState(),
     lastPrice: (token) => prices.book.displayed(token),
