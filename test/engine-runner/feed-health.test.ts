@@ -39,6 +39,15 @@ const feedNotices = async (accountId: string, source = 'market_feed') =>
     .map((n) => n.payload as Record<string, any>)
     .filter((p) => p.source === source);
 
+const noticeChannels = async (accountId: string) => {
+  const rows = await env.database.rows<{ id: string; types: string }>(sql`
+    select n.id, string_agg(d.channel_type, ',' order by d.position) as types
+    from notifications n join deliveries d on d.notification_id = n.id
+    where n.account_id = ${accountId} and n.type = 'feed_health_notification'
+    group by n.id order by n.id`);
+  return rows.map((r) => r.types.split(','));
+};
+
 describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)`, () => {
   it('a stalled feed gives each affected account one delay notice and one recovery notice that reports the crossing made in the gap', async () => {
     const [m1, m2] = await seedFromSimulator(env.database, sim.sim.state, 2);
@@ -52,7 +61,10 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
     const wlA = await watchlistWith(env, a, [{ id: m1!.eventId } as never]);
     const wlB = await watchlistWith(env, b, [{ id: m2!.eventId } as never]);
     const wlC = await watchlistWith(env, c, [{ id: m1!.eventId } as never]);
-    const subA = await subscribe(env, a, wlA, { eventId: m1!.eventId, marketId: m1!.id, type: 'Crossing Up', threshold: 50 });
+    const subA = await subscribe(env, a, wlA, {
+      eventId: m1!.eventId, marketId: m1!.id, type: 'Crossing Up', threshold: 50,
+      channels: [{ type: 'In App' }, { type: 'Telegram', settings: { telegramChatId: 5551 } }],
+    });
     await subscribe(env, b, wlB, { eventId: m2!.eventId, marketId: m2!.id, type: 'Crossing Down', threshold: 30 });
     // An account with no price rule: its catalog rule does not follow the feed.
     await subscribe(env, c, wlC, { scope: 'Watchlist', type: 'New or closed events and markets' });
@@ -93,6 +105,9 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       expect(delayed).toMatchObject({ type: 'feed_health_notification', event: 'feed_delayed', userId: a.userId });
       expect(Date.parse(delayed!.since)).toBeLessThanOrEqual(stalledAt + 50);
       expect(delayed!.message).toContain(`Prices may be delayed since ${delayed!.since}`);
+      // In App, and the chat the rule delivers to; B's rule has In App only.
+      expect(await noticeChannels(a.userId)).toEqual([['In App', 'Telegram']]);
+      expect(await noticeChannels(b.userId)).toEqual([['In App']]);
       // The rule did not fire: nothing carried the new price yet.
       expect(await notificationsOf(env, subA)).toHaveLength(0);
 
