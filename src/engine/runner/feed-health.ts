@@ -238,7 +238,9 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
   async function checkFeed(): Promise<void> {
     const at = now();
     const conns = options.connections().filter((c) => c.tokens.length > 0);
-    const stale = conns.filter((c) => !c.open || at - c.lastMessageAtMs > staleAfterMs);
+    // A closed socket gets no frames either, so its silence grows the same way; a reconnect
+    // shorter than the span is no outage.
+    const stale = conns.filter((c) => at - c.lastMessageAtMs > staleAfterMs);
     if (stale.length > 0) {
       const newTokens = new Set(stale.flatMap((c) => c.tokens).filter((t) => !outage?.before.has(t)));
       if (newTokens.size === 0) return;
