@@ -63,6 +63,8 @@ export async function startService(config: Config, logger: Logger, options: Star
     const discordInteractions = bots?.discordInteractions;
     if (discordInteractions && !config.ROLES.has('api')) logger.warn('DISCORD_PUBLIC_KEY is set but this process runs no api role to receive interactions');
 
+    // Started after the API (which reads it lazily): the feed lag shows once the engine runs.
+    let engine: import('./engine/runner/role.js').EngineRole | undefined;
     let url: string | undefined;
     if (config.ROLES.has('api')) {
       const expected = await expectedMigrations();
@@ -71,10 +73,14 @@ export async function startService(config: Config, logger: Logger, options: Star
         webhooks: [...(webhook ? [webhook] : []), ...(discordInteractions ? [discordInteractions] : [])],
         readiness: async () => {
           // A bot that is down degrades chat commands only: shown here, never a reason to be unready.
-          const details = bots ? { details: { bots: botDetails(bots.status()) } } : {};
+          const shown = { ...(bots ? { bots: botDetails(bots.status()) } : {}), ...(engine ? { feed: engine.feedLag() } : {}) };
+          const details = Object.keys(shown).length > 0 ? { details: shown } : {};
           return (await migrationsApplied(database, expected)) ? { ready: true, ...details } : { ready: false, reason: 'migrations pending', ...details };
         },
-        ...(bots ? { metricSources: { bots: () => bots.status() } } : {}),
+        metricSources: {
+          ...(bots ? { bots: () => bots.status() } : {}),
+          ...(config.ROLES.has('engine') ? { feed: () => engine?.feedLag() ?? [] } : {}),
+        },
       });
       const server: Server = await new Promise((resolve, reject) => {
         const s = api.app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -87,8 +93,9 @@ export async function startService(config: Config, logger: Logger, options: Star
     }
     if (config.ROLES.has('engine')) {
       const { startEngineRole } = await import('./engine/runner/role.js');
-      const engine = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl });
-      stops.push(() => engine.stop());
+      const started = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl });
+      engine = started;
+      stops.push(() => started.stop());
     }
     if (config.ROLES.has('worker')) {
       const { startWorkerRole } = await import('./delivery/role.js');

@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.js';
 import { SYNC_LOCK } from '../db/coordination.js';
+import { recordSyncFailure, recordSyncSuccess } from './sync-status.js';
 import { syncCatalogOnce, type SyncDeps, type SyncReport } from './sync.js';
 
 export interface CatalogSync {
@@ -31,9 +32,14 @@ export function startCatalogSync(deps: SyncDeps & { intervalMs: number }): Catal
   async function tick() {
     if (stopped) return;
     try {
-      await serialized(() => passIfLeader(database, deps));
+      const report = await serialized(() => passIfLeader(database, deps));
+      // Only the leader that ran the pass speaks for the sync's health.
+      if (report) await recordSyncSuccess(database);
     } catch (err) {
       logger.error({ err }, 'catalog sync failed; retried at the next interval');
+      await recordSyncFailure(database, err instanceof Error ? err.message : String(err)).catch((error: unknown) =>
+        logger.warn({ err: error }, 'recording the catalog sync failure failed'),
+      );
     } finally {
       if (!stopped) timer = setTimeout(() => void tick(), intervalMs);
     }

@@ -58,7 +58,8 @@ export const MATCH_OPERATORS = ['OR', 'AND'] as const;
 export type MatchOperator = (typeof MATCH_OPERATORS)[number];
 
 // endpoint_health_notification is ours, not the spec's: a notice about a failing channel (docs/delivery.md).
-export const NOTIFICATION_TYPES = ['price_notification', 'event_status_notification', 'endpoint_health_notification'] as const;
+// feed_health_notification is ours too: prices may be delayed, and the recovery (docs/delivery.md "Feed health").
+export const NOTIFICATION_TYPES = ['price_notification', 'event_status_notification', 'endpoint_health_notification', 'feed_health_notification'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export const EVENT_STATUS_SCOPES = ['Market', 'Event'] as const;

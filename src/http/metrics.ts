@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BOT_STATES, type BotStatus } from '../bots/supervisor.js';
+import type { FeedLag } from '../engine/runner/role.js';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -10,6 +11,8 @@ export interface HttpMetrics {
 export interface MetricSources {
   /** The chat bots' connection states, read at each scrape. */
   bots?: () => BotStatus[];
+  /** The engine's market connections' lag, read at each scrape (engine role in this process). */
+  feed?: () => FeedLag[];
 }
 
 /** One registry per app, so several apps in one process (tests) do not collide. */
@@ -17,6 +20,7 @@ export function createHttpMetrics(sources: MetricSources = {}): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'oddswatch_' });
   if (sources.bots) botMetrics(registry, sources.bots);
+  if (sources.feed) feedMetrics(registry, sources.feed);
   const requests = new Counter({
     name: 'oddswatch_http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -63,6 +67,20 @@ function botMetrics(registry: Registry, bots: () => BotStatus[]) {
     collect() {
       this.reset();
       for (const bot of bots()) this.set({ platform: bot.platform }, bot.failures);
+    },
+  });
+}
+
+/** Alert on `oddswatch_feed_lag_seconds > FEED_STALE_AFTER_MS / 1000`: that connection's prices are not arriving. */
+function feedMetrics(registry: Registry, feed: () => FeedLag[]) {
+  new Gauge({
+    name: 'oddswatch_feed_lag_seconds',
+    help: 'Seconds since the last frame on each venue market WebSocket connection of the engine',
+    labelNames: ['connection'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of feed()) this.set({ connection: String(c.connection) }, c.lagSeconds);
     },
   });
 }

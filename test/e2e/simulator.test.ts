@@ -148,4 +148,33 @@ describe('the whole service on PGlite against the in-process venue simulator', (
       polymarketSourceEvent: { event_type: 'price_change', changes: expect.any(Array) },
     });
   });
+
+  it('shows each market connection\'s feed lag in /readyz details and /metrics', async () => {
+    const { token } = await insertAccountWithToken(service.database.db, {});
+    const found = await call('POST', '/search', undefined, { keyphrases: [{ text: 'bitcoin', include: true }], searchMatchOperator: 'OR' });
+    const event = found.body[0];
+    const wl = await call('POST', '/watchlists', token, { name: 'lag', events: { [event.id]: { autoFetch: true } } });
+    const sub = await call('POST', '/subscriptions', token, {
+      watchlistId: wl.body.watchList.id,
+      subscriptionScope: 'Market',
+      eventId: event.id,
+      marketId: event.markets[0].id,
+      subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 99 } } },
+      triggerType: 'Recurring',
+      channels: [{ type: 'In App' }],
+    });
+    expect(sub.status).toBe(201);
+    const ready = await waitFor(
+      async () => {
+        const res = await call('GET', '/readyz', undefined);
+        return res.body.details?.feed?.length > 0 && res;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, message: 'a market connection in /readyz details.feed' },
+    );
+    expect(ready.status).toBe(200);
+    expect(ready.body.details.feed[0]).toMatchObject({ connection: 0, open: true, tokens: expect.any(Number) });
+    expect(ready.body.details.feed[0].lagSeconds).toBeLessThan(60);
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toMatch(/oddswatch_feed_lag_seconds\{connection="0"\} \d/);
+  });
 });

@@ -81,6 +81,7 @@ export function fakeStream() {
     addTokens: () => {},
     removeTokens: () => {},
     connections: () => [tokens],
+    feedState: () => [{ tokens, open: true, lastMessageAtMs: Date.now() }],
     on: (e: string, l: (...a: unknown[]) => void) => (emitter.on(e, l), stream),
     off: (e: string, l: (...a: unknown[]) => void) => (emitter.off(e, l), stream),
     close: () => {},

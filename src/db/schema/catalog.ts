@@ -145,3 +145,13 @@ export const priceSamples = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tokenId, t.minute] }), index('price_samples_minute_idx').on(t.minute)],
 );
+
+// Whether the catalog sync is failing, shared by every process: the sync leader of each tick
+// writes it, the engine's feed health check reads it (docs/delivery.md "Feed health"). One row.
+export const catalogSyncStatus = pgTable('catalog_sync_status', {
+  id: text('id').primaryKey(),
+  failingSince: ts('failing_since'),
+  lastError: text('last_error'),
+  lastSuccessAt: ts('last_success_at'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

@@ -93,8 +93,8 @@ export function summarizeNotification(payload: Record<string, unknown>): Notific
 }
 
 /**
- * An endpoint_health_notification (docs/delivery.md "Endpoint health") as chat shows it: a title
- * and the payload's own message. Undefined for a rule's firing.
+ * An endpoint_health_notification (docs/delivery.md "Endpoint health") or feed_health_notification
+ * ("Feed health") as chat shows it: a title and the payload's own message. Undefined for a rule's firing.
  */
 /** Telegram's callback_data is at most 64 bytes; Discord's custom_id 100 characters. */
 const MAX_ACTION_BYTES = 64;
@@ -111,6 +111,13 @@ export function reEnableAction(subscriptionId: string, position: number): string
 export function summarizeHealthNotice(
   payload: Record<string, unknown>,
 ): { title: string; message: string; reEnableAction?: string } | undefined {
+  if (str(payload, 'type') === 'feed_health_notification') {
+    const recovered = str(payload, 'event') === 'feed_recovered';
+    return {
+      title: recovered ? 'Prices flowing again' : 'Prices may be delayed',
+      message: str(payload, 'message') ?? (recovered ? 'The price feed is back.' : 'The price feed is silent; prices may be delayed.'),
+    };
+  }
   if (str(payload, 'type') !== 'endpoint_health_notification') return undefined;
   const disabled = str(payload, 'event') === 'endpoint_disabled';
   const subscriptionId = str(payload, 'subscriptionId');

@@ -5,6 +5,7 @@ import { createMarketStream, type MarketStream } from '../../venue/clob/market-s
 import { createClobRestClient, type ClobRestClient } from '../../venue/clob/rest.js';
 import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
+import { startFeedHealth, type FeedHealthMonitor } from './feed-health.js';
 import { StreamPrices } from './prices-from-stream.js';
 import { joinShards, type ShardMembership } from './shards.js';
 import { TokenPriceStore } from './token-prices.js';
@@ -21,6 +22,19 @@ export interface EngineRoleOptions {
   marketStream?: MarketStream;
   /** How often the engine processes sharing the database are counted (ms). Default 250. */
   shardRefreshIntervalMs?: number;
+  /** How often the market connections' last frames are checked (ms). Default: see feed-health.ts. */
+  feedCheckIntervalMs?: number;
+  /** PING interval of the venue stream (ms, default 10 s); a PONG counts as a sign of life. */
+  streamPingIntervalMs?: number;
+}
+
+/** One market connection's lag, for /readyz and /metrics. */
+export interface FeedLag {
+  connection: number;
+  tokens: number;
+  open: boolean;
+  /** Seconds since its last frame. */
+  lagSeconds: number;
 }
 
 export interface EngineRole {
@@ -29,6 +43,9 @@ export interface EngineRole {
   stream: MarketStream;
   /** This process's share of the tokens (all of them on PGlite or when it runs alone). */
   shards: ShardMembership;
+  feedHealth: FeedHealthMonitor;
+  /** Each market connection's lag now. */
+  feedLag(): FeedLag[];
   stop(): Promise<void>;
 }
 
@@ -52,7 +69,12 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       : createClobRestClient({ baseUrl: options.clobUrl ?? config.CLOB_URL, logger, timeoutMs: 10_000 });
   const stream =
     options.marketStream ??
-    createMarketStream({ url: options.clobWsUrl ?? config.CLOB_WS_URL, clobRest: clobRest!, logger });
+    createMarketStream({
+      url: options.clobWsUrl ?? config.CLOB_WS_URL,
+      clobRest: clobRest!,
+      logger,
+      ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
+    });
   const prices = new StreamPrices((token, price, receivedAtMs, sourceEvent, sourceTimestampMs) =>
     runner.onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs),
   );
@@ -178,6 +200,31 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   await initial;
   const catalog = createCatalogChangeConsumer({ database, logger, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
   await catalog.start();
+  const feedHealth = startFeedHealth({
+    database,
+    logger,
+    staleAfterMs: config.FEED_STALE_AFTER_MS,
+    syncFailingAfterMs: config.SYNC_FAILING_AFTER_MS,
+    checkIntervalMs: options.feedCheckIntervalMs,
+    connections: () => stream.feedState(),
+    lastPrice: (token) => prices.book.displayed(token),
+    // The book taken after the gap decides: evaluated by the engine like any book (a crossing
+    // made in the gap fires once), then read back as the first fresh price.
+    refresh: async (tokens) => {
+      const mine = tokens.filter((t) => watched.has(t));
+      if (clobRest && mine.length > 0) {
+        const books = await clobRest.getBooks(mine);
+        const receivedAtMs = Date.now();
+        for (const book of books) if (watched.has(book.assetId)) prices.handle(book, receivedAtMs);
+      }
+      const fresh = new Map<string, number>();
+      for (const t of mine) {
+        const price = prices.book.displayed(t);
+        if (price !== undefined) fresh.set(t, price);
+      }
+      return fresh;
+    },
+  });
   logger.info(
     { rules: runner.size, tokens: runner.tokens().length, owned: watched.size, shards: shards.view, slot: shards.slot },
     'engine started',
@@ -188,7 +235,18 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     catalog,
     stream,
     shards,
+    feedHealth,
+    feedLag: () => {
+      const at = Date.now();
+      return stream.feedState().map((c, connection) => ({
+        connection,
+        tokens: c.tokens.length,
+        open: c.open,
+        lagSeconds: Math.max(0, Math.round((at - c.lastMessageAtMs) / 100) / 10),
+      }));
+    },
     async stop() {
+      await feedHealth.stop();
       await catalog.stop();
       await changes;
       stream.close();

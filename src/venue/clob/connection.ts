@@ -40,6 +40,8 @@ export class MarketConnection {
   private reconnectTimer: NodeJS.Timeout | undefined;
   // Newest WS timestamp per token, so an older REST snapshot never overwrites a newer update.
   private readonly lastWsTs = new Map<string, number>();
+  // Any frame (PONG included) proves the feed alive; feed health reads it on its own timer.
+  private lastFrameMs = Date.now();
 
   constructor(
     private readonly opts: ConnectionOptions,
@@ -47,6 +49,15 @@ export class MarketConnection {
   ) {
     for (const t of tokenIds) this.tokens.add(t);
     this.connect();
+  }
+
+  /** When the last frame arrived (or the connection was made, before any). */
+  get lastFrameAtMs(): number {
+    return this.lastFrameMs;
+  }
+
+  get open(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
   }
 
   add(tokenIds: string[]): void {
@@ -96,6 +107,7 @@ export class MarketConnection {
 
   private onFrame(text: string): void {
     const receivedAt = Date.now();
+    this.lastFrameMs = receivedAt;
     this.attempt = 0;
     this.armWatchdog();
     if (text === 'PONG' || text === '') return;

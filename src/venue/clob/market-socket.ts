@@ -20,12 +20,20 @@ export interface MarketStreamEvents {
   reconnected: [tokenIds: string[]];
 }
 
+export interface ConnectionFeedState {
+  tokens: string[];
+  open: boolean;
+  lastMessageAtMs: number;
+}
+
 export interface MarketStream {
   setTokens(tokenIds: Iterable<string>): void;
   addTokens(tokenIds: Iterable<string>): void;
   removeTokens(tokenIds: Iterable<string>): void;
   /** The tokens of each open connection. */
   connections(): string[][];
+  /** Each connection's tokens, whether its socket is open and when its last frame arrived. */
+  feedState(): ConnectionFeedState[];
   on<K extends keyof MarketStreamEvents>(event: K, listener: (...args: MarketStreamEvents[K]) => void): MarketStream;
   off<K extends keyof MarketStreamEvents>(event: K, listener: (...args: MarketStreamEvents[K]) => void): MarketStream;
   close(): void;
@@ -100,6 +108,7 @@ export function createMarketStream(options: MarketStreamOptions): MarketStream {
     addTokens,
     removeTokens,
     connections: () => shards.map((s) => [...s.tokens]),
+    feedState: () => shards.map((s) => ({ tokens: [...s.tokens], open: s.open, lastMessageAtMs: s.lastFrameAtMs })),
     on(event, listener) {
       emitter.on(event, listener);
       return stream;
