@@ -32,6 +32,8 @@ interface Client {
   sent: Set<string>;
   /** Live notifications that arrived while the replay after Last-Event-ID ran: sent after it. */
   held?: NotificationView[];
+  /** The Last-Event-ID it resumed from: that one and earlier ones (still announced late) are not sent. */
+  after?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -135,7 +137,7 @@ export function createNotificationStream({
     });
     res.write(': connected\n\n');
     const tokenId = ctx.caller.kind === 'apiToken' ? ctx.caller.tokenId : undefined;
-    const client: Client = { accountId: ctx.account.id, tokenId, res, sent: new Set(), ...(lastEventId ? { held: [] } : {}) };
+    const client: Client = { accountId: ctx.account.id, tokenId, res, sent: new Set(), ...(lastEventId ? { held: [], after: lastEventId } : {}) };
     clients.add(client); // before the replay, so nothing written meanwhile is missed
     if (!tokenCheck) {
       tokenCheck = setInterval(() => void checkTokens(), tokenCheckMs);
@@ -162,6 +164,7 @@ export function createNotificationStream({
 
   function send(client: Client, view: NotificationView) {
     if (client.sent.has(view.id) || client.res.writableEnded) return;
+    if (client.after !== undefined && view.id <= client.after) return; // ids are time-ordered uuid v7
     client.sent.add(view.id);
     if (client.sent.size > MAX_REMEMBERED) client.sent.delete(client.sent.values().next().value!);
     const data = JSON.stringify({ id: view.id, createdAt: view.createdAt, payload: view.payload });
