@@ -10,15 +10,14 @@ import { notifications } from '../../src/db/schema/index.js';
 import { TEST_LABEL } from '../../src/delivery/senders/summary.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
-import type { ServiceContext } from '../../src/services/context.js';
 import { markNotificationRead } from '../../src/services/inbox/index.js';
-import { createToken } from '../../src/services/tokens/index.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
 import { createSubscription, fire, fireMany, OUTBOX_SETTINGS, startWorker, waitFor } from '../outbox/support.js';
 import { engineName } from '../support/db.js';
-import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startFakeBotApi, type FakeBotApi } from './fake-bot-api.js';
-import { startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
+import { restSideOf } from './chat-accounts.js';
+import { onlyCallback, startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
 
 const TG_TOKEN = '123456:delivery-trust-bot-token';
 const APP = '444555666';
@@ -45,6 +44,8 @@ afterAll(async () => {
 });
 
 const deps = () => ({ database: env.database, config: env.config, logger });
+const answer = (i: RawInteraction): { content: string; flags?: number } => onlyCallback(discord, i).data;
+const restSide = (kind: 'telegram' | 'discord', userId: string) => restSideOf(env, logger, kind, userId);
 async function telegramBot() {
   const bot = createTelegramBot({ token: TG_TOKEN, apiRoot: telegram.url, deps: deps() });
   await bot.init(); // getMe, from the fake
@@ -84,20 +85,6 @@ function slash(userId: string, name: string, options: Record<string, string> = {
   };
 }
 
-/** The one answer the bot gave to this interaction. */
-function answerTo(i: RawInteraction): { content: string; flags?: number } {
-  const calls = discord.callsTo('POST', new RegExp(`^/v10/interactions/${i.id}/${i.token}/callback$`));
-  expect(calls).toHaveLength(1);
-  return calls[0]!.body.data;
-}
-
-/** A chat user's account as the REST helpers take it (the rule is made over REST, as a user could). */
-async function restSideOf(kind: 'telegram' | 'discord', userId: string): Promise<TestAccount> {
-  const account = await findOrCreateChatAccount(env, { kind, userId });
-  const ctx: ServiceContext = { ...deps(), caller: { kind: 'system' }, account };
-  const { token } = await createToken({ ctx, input: { name: 'test' } });
-  return { userId: account.id, token, auth: { Authorization: `Bearer ${token}` }, ctx };
-}
 
 /** How a firing's time reads in chat. */
 const firedAt = (payload: { detectedAt: string }) => `${payload.detectedAt.slice(0, 19).replace('T', ' ')} UTC`;
@@ -108,7 +95,7 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
     receivers.push(hook);
     const bot = await telegramBot();
     await bot.handleUpdate(command(7101, '/help')); // the first message makes the account
-    const user = await restSideOf('telegram', '7101');
+    const user = await restSide('telegram', '7101');
     const sub = await createSubscription(env, user, [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
 
     const worker = await startWorker(env.database, env.config);
@@ -140,7 +127,7 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
   it('Telegram: shows the last five of a longer history, says when a rule never fired, and keeps /alerts as it was', async () => {
     const bot = await telegramBot();
     await bot.handleUpdate(command(7102, '/help'));
-    const user = await restSideOf('telegram', '7102');
+    const user = await restSide('telegram', '7102');
     const busy = await createSubscription(env, user, [{ type: 'In App' }]);
     const quiet = await createSubscription(env, user, [{ type: 'In App' }]);
     await fireMany(env, user, busy, 7);
@@ -160,7 +147,7 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
   });
 
   it("answers an unknown alert, or another user's, with the chat not-found words; extra words with the usage", async () => {
-    const owner = await restSideOf('telegram', '7103');
+    const owner = await restSide('telegram', '7103');
     const sub = await createSubscription(env, owner, [{ type: 'In App' }]);
     await fire(env, owner, sub);
     const bot = await telegramBot();
@@ -181,19 +168,19 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
     const bot = discordBot();
     const made = slash('8101', 'alert', { market: 'x' }, { guild: '', channel: 'dm-8101' });
     await bot.handleInteraction(made); // makes the account (the alert itself is refused: no such market)
-    const user = await restSideOf('discord', '8101');
+    const user = await restSide('discord', '8101');
     const sub = await createSubscription(env, user, [{ type: 'In App' }]);
     const fired = await fire(env, user, sub);
 
     const mine = slash('8101', 'alerts', { id: sub.subscriptionId });
     await bot.handleInteraction(mine);
-    expect(answerTo(mine)).toEqual({
+    expect(answer(mine)).toEqual({
       content: [`Alert ${sub.subscriptionId} fired once:`, `• ${firedAt(fired.payload)} — Will A win? at 53.5%`, '   In App: waiting'].join('\n'),
       flags: EPHEMERAL,
     });
     const theirs = slash('8102', 'alerts', { id: sub.subscriptionId });
     await bot.handleInteraction(theirs);
-    expect(answerTo(theirs)).toEqual({ content: NOT_FOUND, flags: EPHEMERAL });
+    expect(answer(theirs)).toEqual({ content: NOT_FOUND, flags: EPHEMERAL });
   });
 
   it('puts every delivery status in words a person understands', () => {
@@ -216,7 +203,7 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
 
 describe(`/testalert in the bots (${engineName})`, () => {
   it('is in /help, the Telegram command menu and the Discord slash commands', async () => {
-    const ctx = (await restSideOf('telegram', '7200')).ctx;
+    const ctx = (await restSide('telegram', '7200')).ctx;
     expect((await runCommand(ctx, { kind: 'telegram', chatId: 7200, isPrivate: true }, 'help')).text).toContain(
       '/testalert — Send a test alert to this chat, to check alerts reach it',
     );
@@ -249,7 +236,7 @@ describe(`/testalert in the bots (${engineName})`, () => {
     const bot = discordBot();
     const sent = slash('8201', 'testalert', {}, { channel: 'chan-test' });
     await bot.handleInteraction(sent);
-    expect(answerTo(sent)).toEqual({ content: TEST_SENT, flags: EPHEMERAL });
+    expect(answer(sent)).toEqual({ content: TEST_SENT, flags: EPHEMERAL });
     const [made] = discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/);
     expect(made!.body).toEqual({ name: 'Oddswatch' });
     const posts = discord.callsTo('POST', /^\/api\/webhooks\//);
@@ -266,7 +253,7 @@ describe(`/testalert in the bots (${engineName})`, () => {
     discord.deleteWebhooks('chan-test');
     const again = slash('8201', 'testalert', {}, { channel: 'chan-test' });
     await bot.handleInteraction(again);
-    expect(answerTo(again)).toEqual({ content: TEST_SENT, flags: EPHEMERAL });
+    expect(answer(again)).toEqual({ content: TEST_SENT, flags: EPHEMERAL });
     expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(2);
     const newHook = discord.callsTo('POST', /^\/api\/webhooks\//).at(-1)!.path;
     expect(newHook).not.toBe(posts[0]!.path);
@@ -276,18 +263,18 @@ describe(`/testalert in the bots (${engineName})`, () => {
     const postsBefore = discord.callsTo('POST', /^\/api\/webhooks\//).length;
     const dm = slash('8201', 'testalert', {}, { guild: '', channel: 'dm-8201' });
     await bot.handleInteraction(dm);
-    expect(answerTo(dm)).toEqual({ content: NOTHING_TO_TEST, flags: EPHEMERAL });
+    expect(answer(dm)).toEqual({ content: NOTHING_TO_TEST, flags: EPHEMERAL });
     discord.forbiddenChannels.add('chan-locked');
     const locked = slash('8201', 'testalert', {}, { channel: 'chan-locked' });
     await bot.handleInteraction(locked);
-    expect(answerTo(locked)).toEqual({ content: NEED_WEBHOOK_PERMISSION, flags: EPHEMERAL });
+    expect(answer(locked)).toEqual({ content: NEED_WEBHOOK_PERMISSION, flags: EPHEMERAL });
     expect(discord.callsTo('POST', /^\/api\/webhooks\//)).toHaveLength(postsBefore);
   });
 
   it('a failed test is told in chat words: the status, or that the webhook was deleted', async () => {
     const hook = await startReceiver((_req, res) => json(res, 500, { error: 'boom' }));
     receivers.push(hook);
-    const { ctx } = await restSideOf('discord', '8202');
+    const { ctx } = await restSide('discord', '8202');
     const chat = { kind: 'discord' as const, chatId: 'chan-x', isPrivate: false, channel: { type: 'Discord' as const, settings: { discordWebhookUrl: `${hook.url}/api/webhooks/1/t` } } };
     expect((await runCommand(ctx, chat, 'testalert')).text).toBe('The test alert did not arrive: HTTP 500: {"error":"boom"}');
     expect(hook.requests).toHaveLength(1);

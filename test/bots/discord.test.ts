@@ -23,7 +23,7 @@ import { waitFor } from '../outbox/support.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { createTestEnv, TEST_SETTINGS, type TestEnv } from '../support/context.js';
-import { startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
+import { onlyCallback, startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
 import { subscribe } from '../support/subscriptions.js';
 
 const APP = '111222333';
@@ -59,11 +59,7 @@ const slash = (userId: string, name: string, options: Record<string, string | nu
 });
 
 /** The callback the bot posted for this interaction. */
-function callbackFor(interaction: RawInteraction): any {
-  const calls = api.callsTo('POST', new RegExp(`^/v10/interactions/${interaction.id}/${interaction.token}/callback$`));
-  expect(calls).toHaveLength(1);
-  return calls[0]!.body;
-}
+const callbackFor = (interaction: RawInteraction) => onlyCallback(api, interaction);
 
 /** Calls to the interaction's own webhook (`/webhooks/{application}/{token}…`): follow-ups, edits, deletion. */
 const followUps = (interaction: RawInteraction) =>

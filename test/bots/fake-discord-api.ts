@@ -32,6 +32,13 @@ export interface FakeDiscordApi {
   close(): Promise<void>;
 }
 
+/** The one interaction callback (the bot's first answer) posted for `interaction`; throws unless exactly one. */
+export function onlyCallback(api: FakeDiscordApi, interaction: { id: string; token: string }): any {
+  const calls = api.callsTo('POST', new RegExp(`^/v10/interactions/${interaction.id}/${interaction.token}/callback$`));
+  if (calls.length !== 1) throw new Error(`expected one callback for interaction ${interaction.id}, got ${calls.length}`);
+  return calls[0]!.body;
+}
+
 /** A throwaway Discord REST API on 127.0.0.1 answering what the bot uses, recording every call. */
 export async function startFakeDiscordApi(applicationId: string): Promise<FakeDiscordApi> {
   const calls: DiscordCall[] = [];

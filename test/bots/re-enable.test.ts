@@ -8,15 +8,13 @@ import { priceSamples } from '../../src/db/schema/index.js';
 import { createSenders } from '../../src/delivery/senders/index.js';
 import { formatTelegramMessage } from '../../src/delivery/senders/telegram.js';
 import { createLogger } from '../../src/logger.js';
-import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
-import type { ServiceContext } from '../../src/services/context.js';
-import { createToken } from '../../src/services/tokens/index.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createSubscription, fire, OUTBOX_SETTINGS, startWorker, waitFor } from '../outbox/support.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { startFakeBotApi, type FakeBotApi } from './fake-bot-api.js';
-import { startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
+import { restSideOf } from './chat-accounts.js';
+import { onlyCallback, startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
 
 // #18 in chat: the Re-enable button under a disabled-channel notice, /enable, and the 7-day
 // "would have fired" line under /alert. Notices are made for real: a rule fires, the worker finds
@@ -53,6 +51,8 @@ afterAll(async () => {
 });
 
 const deps = () => ({ database: env.database, config: env.config, logger });
+const answer = (i: RawInteraction): { content: string; flags?: number } => onlyCallback(discord, i).data;
+const restSide = (kind: 'telegram' | 'discord', userId: string) => restSideOf(env, logger, kind, userId);
 async function telegramBot() {
   const bot = createTelegramBot({ token: TG_TOKEN, apiRoot: telegram.url, deps: deps() });
   await bot.init();
@@ -93,18 +93,6 @@ function interaction(userId: string, type: 2 | 3, data: RawInteraction['data'], 
   const id = String(interactionId++);
   return { id, token: `itoken-reenable-${id}`, type, application_id: APP, channel_id: channel, guild_id: 'g1', member: { user: { id: userId } }, data };
 }
-function answerTo(i: RawInteraction): { content: string; flags?: number } {
-  const calls = discord.callsTo('POST', new RegExp(`^/v10/interactions/${i.id}/${i.token}/callback$`));
-  expect(calls).toHaveLength(1);
-  return calls[0]!.body.data;
-}
-
-async function restSideOf(kind: 'telegram' | 'discord', userId: string): Promise<TestAccount> {
-  const account = await findOrCreateChatAccount(env, { kind, userId });
-  const ctx: ServiceContext = { ...deps(), caller: { kind: 'system' }, account };
-  const { token } = await createToken({ ctx, input: { name: 'test' } });
-  return { userId: account.id, token, auth: { Authorization: `Bearer ${token}` }, ctx };
-}
 
 async function health(a: TestAccount, subscriptionId: string) {
   const res = await env.http.get(`/subscription/${subscriptionId}/channels/health`).set(a.auth).expect(200);
@@ -115,7 +103,7 @@ const deletedHook = () => `${discord.url}/api/webhooks/1/gone`;
 
 describe(`Re-enable a disabled channel from chat (${engineName})`, () => {
   it('is /enable in /help, the Telegram menu and the Discord slash commands', async () => {
-    const { ctx } = await restSideOf('telegram', '7300');
+    const { ctx } = await restSide('telegram', '7300');
     const help = (await runCommand(ctx, { kind: 'telegram', chatId: 7300, isPrivate: true }, 'help')).text;
     expect(help).toContain('/enable <alert id> <channel number> — Turn an alert channel disabled for failing back on');
     expect(TELEGRAM_MENU).toContainEqual({ command: 'enable', description: 'Turn an alert channel disabled for failing back on' });
@@ -132,7 +120,7 @@ describe(`Re-enable a disabled channel from chat (${engineName})`, () => {
     const bot = await telegramBot();
     const group = -1007301;
     await bot.handleUpdate(command(7301, '/help'));
-    const owner = await restSideOf('telegram', '7301');
+    const owner = await restSide('telegram', '7301');
     const sub = await createSubscription(env, owner, [
       { type: 'Telegram', settings: { telegramChatId: group } },
       { type: 'Discord', settings: { discordWebhookUrl: deletedHook() } },
@@ -160,7 +148,7 @@ describe(`Re-enable a disabled channel from chat (${engineName})`, () => {
   it('Telegram: the typed /enable re-enables; bad words get the usage, an unknown channel says so', async () => {
     const bot = await telegramBot();
     await bot.handleUpdate(command(7303, '/help'));
-    const owner = await restSideOf('telegram', '7303');
+    const owner = await restSide('telegram', '7303');
     const sub = await createSubscription(env, owner, [{ type: 'In App' }, { type: 'Discord', settings: { discordWebhookUrl: deletedHook() } }]);
     await fire(env, owner, sub);
     await waitFor(async () => (await health(owner, sub.subscriptionId))[1] === 'disabled');
@@ -183,7 +171,7 @@ describe(`Re-enable a disabled channel from chat (${engineName})`, () => {
   it("Discord: the notice through our webhook has Re-enable (a foreign one has none); clicks and /enable answer privately", async () => {
     const bot = discordBot();
     await bot.handleInteraction(interaction('8301', 2, { name: 'help' })); // makes the account
-    const owner = await restSideOf('discord', '8301');
+    const owner = await restSide('discord', '8301');
     const ours = discord.addForeignWebhook('chan-ours', APP);
     const foreign = discord.addForeignWebhook('chan-foreign');
     const sub = await createSubscription(env, owner, [
@@ -201,11 +189,11 @@ describe(`Re-enable a disabled channel from chat (${engineName})`, () => {
 
     const stranger = interaction('8302', 3, { custom_id: action }, 'chan-ours');
     await bot.handleInteraction(stranger);
-    expect(answerTo(stranger)).toEqual({ content: NOT_FOUND, flags: EPHEMERAL });
+    expect(answer(stranger)).toEqual({ content: NOT_FOUND, flags: EPHEMERAL });
     expect(await health(owner, sub.subscriptionId)).toEqual(['healthy', 'disabled', 'healthy']);
     const click = interaction('8301', 3, { custom_id: action }, 'chan-ours');
     await bot.handleInteraction(click);
-    expect(answerTo(click)).toEqual({ content: 'Re-enabled ✓: the Discord channel will be tried again on the next alert', flags: EPHEMERAL });
+    expect(answer(click)).toEqual({ content: 'Re-enabled ✓: the Discord channel will be tried again on the next alert', flags: EPHEMERAL });
     expect(await health(owner, sub.subscriptionId)).toEqual(['healthy', 'healthy', 'healthy']);
 
     // The slash command does the same.
@@ -213,7 +201,7 @@ describe(`Re-enable a disabled channel from chat (${engineName})`, () => {
     await waitFor(async () => (await health(owner, sub.subscriptionId))[1] === 'disabled');
     const typed = interaction('8301', 2, { name: 'enable', options: [{ name: 'id', type: 3, value: sub.subscriptionId }, { name: 'channel', type: 4, value: 1 }] });
     await bot.handleInteraction(typed);
-    expect(answerTo(typed)).toEqual({ content: 'Re-enabled ✓: the Discord channel will be tried again on the next alert', flags: EPHEMERAL });
+    expect(answer(typed)).toEqual({ content: 'Re-enabled ✓: the Discord channel will be tried again on the next alert', flags: EPHEMERAL });
     expect(await health(owner, sub.subscriptionId)).toEqual(['healthy', 'healthy', 'healthy']);
   });
 });
@@ -276,7 +264,7 @@ describe(`/alert says how often the new rule would have fired (${engineName})`, 
       ],
     }, 'chan-lookback');
     await discordBot().handleInteraction(i);
-    const lines = answerTo(i).content.split('\n');
+    const lines = answer(i).content.split('\n');
     expect(lines[0]).toBe('Alert created:');
     expect(lines.at(-1)).toBe('In the last 7 days this alert would have fired 2 times.');
   });
