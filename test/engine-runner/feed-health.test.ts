@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notifications, tokenPrices } from '../../src/db/schema/index.js';
+import { notifications } from '../../src/db/schema/index.js';
 import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.js';
 import { createApp } from '../../src/http/app.js';
 import { summarizeHealthNotice } from '../../src/delivery/senders/summary.js';
@@ -10,7 +10,7 @@ import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { postJson, startSimulator } from '../venue/support.js';
-import { eventually, movePrice, notificationsOf, seedFromSimulator, silent, subscribe, watchlistWith } from './helpers.js';
+import { eventually, movePrice, notificationsOf, savedPrice, seedFromSimulator, silent, subscribe, watchlistWith } from './helpers.js';
 
 let env: TestEnv;
 let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -25,8 +25,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const savedPrice = async (token: string) =>
-  (await env.database.db.select().from(tokenPrices).where(eq(tokenPrices.tokenId, token)))[0]?.price;
 
 const feedNotices = async (accountId: string, source = 'market_feed') =>
   (
@@ -73,8 +71,8 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       database: env.database, config: env.config, logger: silent, clobUrl: sim.urls.clobUrl, clobWsUrl: sim.urls.clobWsUrl,
       feedCheckIntervalMs: 100, streamPingIntervalMs: 200,
     });
-    await eventually(async () => expect(await savedPrice(m1!.tokenIds[0])).toBe(0.4));
-    await eventually(async () => expect(await savedPrice(m2!.tokenIds[0])).toBe(0.5));
+    await eventually(async () => expect(await savedPrice(env.database, m1!.tokenIds[0])).toBe(0.4));
+    await eventually(async () => expect(await savedPrice(env.database, m2!.tokenIds[0])).toBe(0.5));
     expect(await feedNotices(a.userId)).toHaveLength(0);
 
     // /metrics and /readyz details show each connection's lag while the feed is live.

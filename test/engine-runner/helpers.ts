@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { catalogEvents, catalogMarkets, deliveries, notifications } from '../../src/db/schema/index.js';
+import { catalogEvents, catalogMarkets, deliveries, notifications, tokenPrices } from '../../src/db/schema/index.js';
 import type { SimMarket, SimState } from '../../src/venue/simulator/state.js';
 import { createLogger } from '../../src/logger.js';
 import { createEngineRunner, type EngineRunner } from '../../src/engine/runner/engine-runner.js';
@@ -111,4 +111,9 @@ export async function movePrice(controlUrl: string, marketId: string, price: num
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ price }),
   });
   if (res.status !== 200) throw new Error(`moving the price failed: ${res.status} ${await res.text()}`);
+}
+
+/** The price the engine saved for a token (the last one it evaluated), if any. */
+export async function savedPrice(database: Database, token: string): Promise<number | undefined> {
+  return (await database.db.select().from(tokenPrices).where(eq(tokenPrices.tokenId, token)))[0]?.price;
 }

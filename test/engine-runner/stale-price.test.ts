@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenPrices } from '../../src/db/schema/index.js';
 import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.js';
@@ -6,7 +5,7 @@ import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startSimulator } from '../venue/support.js';
 import {
-  clock, eventually, movePrice, notificationsOf, seedEvent, seedFromSimulator, silent, startRunner, subscribe, watchlistWith,
+  clock, eventually, movePrice, notificationsOf, savedPrice, seedEvent, seedFromSimulator, silent, startRunner, subscribe, watchlistWith,
 } from './helpers.js';
 
 let env: TestEnv;
@@ -22,8 +21,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const savedPrice = async (token: string) =>
-  (await env.database.db.select().from(tokenPrices).where(eq(tokenPrices.tokenId, token)))[0]?.price;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`a rule's first comparison is with a price known while it existed (${engineName}, venue simulator)`, () => {
@@ -41,18 +38,18 @@ describe(`a rule's first comparison is with a price known while it existed (${en
 
     await movePrice(controlUrl, m.id, 0.26);
     const first = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
-    await eventually(async () => expect(await savedPrice(token)).toBe(0.26));
+    await eventually(async () => expect(await savedPrice(env.database, token)).toBe(0.26));
 
     await env.http.delete(`/subscription/${first}`).set(a.auth).expect((res) => expect(res.status).toBeLessThan(300));
     await eventually(() => expect(role.runner.tokens()).not.toContain(token));
     // Nobody follows the token: its saved price goes, and the move is not seen.
-    await eventually(async () => expect(await savedPrice(token)).toBeUndefined());
+    await eventually(async () => expect(await savedPrice(env.database, token)).toBeUndefined());
     await movePrice(controlUrl, m.id, 0.8);
 
     const booksAsked = sim.sim.state.stats.booksRequests;
     const second = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
     await eventually(() => expect(role.runner.tokens()).toContain(token));
-    await eventually(async () => expect(await savedPrice(token)).toBe(0.8));
+    await eventually(async () => expect(await savedPrice(env.database, token)).toBe(0.8));
     await sleep(300);
     await role.runner.idle();
     expect(await notificationsOf(env, second)).toHaveLength(0);
@@ -60,7 +57,7 @@ describe(`a rule's first comparison is with a price known while it existed (${en
     expect(sim.sim.state.stats.booksRequests).toBeGreaterThan(booksAsked);
 
     await movePrice(controlUrl, m.id, 0.4);
-    await eventually(async () => expect(await savedPrice(token)).toBe(0.4));
+    await eventually(async () => expect(await savedPrice(env.database, token)).toBe(0.4));
     await movePrice(controlUrl, m.id, 0.6);
     await eventually(async () => expect(await notificationsOf(env, second)).toHaveLength(1));
     const [n] = await notificationsOf(env, second);
@@ -77,7 +74,7 @@ describe(`saved prices of tokens nobody follows (${engineName})`, () => {
     const c = clock();
     const first = startRunner(env, c);
     await first.start();
-    await eventually(async () => expect(await savedPrice(token)).toBeUndefined());
+    await eventually(async () => expect(await savedPrice(env.database, token)).toBeUndefined());
     await first.stop();
 
     const a = await env.newAccount();
@@ -116,7 +113,7 @@ describe(`references when tokens change hands (${engineName})`, () => {
       runner.onPrice(m1.yesTokenId, 0.6, c.advance(1000));
       await runner.idle();
       expect(await notificationsOf(env, s1)).toHaveLength(1);
-      expect(await savedPrice(m1.yesTokenId)).toBe(0.6);
+      expect(await savedPrice(env.database, m1.yesTokenId)).toBe(0.6);
 
       // Taken from a live engine, which evaluated the moves until now: the snapshot only sets the reference.
       runner.onPrice(m2.yesTokenId, 0.4, c.advance(1000));
