@@ -189,7 +189,7 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
     const simulatorPort = await freePort();
     const sim = await startChild(
       'simulator',
-      'src/venue/simulator/main.ts',
+      'src/simulator/main.ts',
       { SIMULATOR_PORT: String(simulatorPort), SIMULATOR_RANDOM_WALK: 'false', LOG_LEVEL: 'warn' },
       /control: \S+\n/,
     );

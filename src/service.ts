@@ -64,7 +64,7 @@ export async function startService(config: Config, logger: Logger, options: Star
     if (discordInteractions && !config.ROLES.has('api')) logger.warn('DISCORD_PUBLIC_KEY is set but this process runs no api role to receive interactions');
 
     // Started after the API (which reads it lazily): the feed lag shows once the engine runs.
-    let engine: import('./engine/runner/role.js').EngineRole | undefined;
+    let engine: import('./runner/role.js').EngineRole | undefined;
     let url: string | undefined;
     if (config.ROLES.has('api')) {
       const expected = await expectedMigrations();
@@ -92,7 +92,7 @@ export async function startService(config: Config, logger: Logger, options: Star
       intake.push(() => closeServer(server));
     }
     if (config.ROLES.has('engine')) {
-      const { startEngineRole } = await import('./engine/runner/role.js');
+      const { startEngineRole } = await import('./runner/role.js');
       const started = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl });
       engine = started;
       stops.push(() => started.stop());

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BOT_STATES, type BotStatus } from '../bots/supervisor.js';
-import type { FeedLag } from '../engine/runner/role.js';
+import type { FeedLag } from '../runner/role.js';
 
 export interface HttpMetrics {
   registry: Registry;

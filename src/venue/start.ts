@@ -15,7 +15,7 @@ export async function startVenue(config: Config, logger: Logger): Promise<VenueE
   if (config.VENUE !== 'simulator') {
     return { gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clobWsUrl: config.CLOB_WS_URL, stop: async () => {} };
   }
-  const { createSimulator, loadScenario } = await import('./simulator/index.js');
+  const { createSimulator, loadScenario } = await import('../simulator/index.js');
   const scenario = await loadScenario(config.SIMULATOR_SCENARIO);
   const sim = createSimulator({
     port: config.SIMULATOR_PORT,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogChanges, demoWebhooks } from '../../src/db/schema/index.js';
-import { createCatalogChangeConsumer } from '../../src/engine/runner/catalog-changes.js';
+import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js';
 import { createLogger } from '../../src/logger.js';
 import { newId } from '../../src/services/ids.js';
 import { startReceiver, type Receiver } from '../delivery/support/receiver.js';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { notifications } from '../../src/db/schema/index.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startSimulator } from '../venue/support.js';
-import { movePrice, seedFromSimulator, subscribe, watchlistWith } from '../engine-runner/helpers.js';
+import { movePrice, seedFromSimulator, subscribe, watchlistWith } from '../runner/helpers.js';
 
 /**
  * Real engine processes (`tsx src/main.ts`, ROLES=engine) on one PostgreSQL against the venue

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMarketStream, type MarketStream } from '../../src/venue/clob/market-socket.js';
 import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { createClobRestClient } from '../../src/venue/clob/rest.js';
-import { StreamPrices } from '../../src/engine/runner/prices-from-stream.js';
-import type { SimMarket } from '../../src/venue/simulator/state.js';
+import { StreamPrices } from '../../src/runner/prices-from-stream.js';
+import type { SimMarket } from '../../src/simulator/state.js';
 import { getJson, postJson, silent, startSimulator } from './support.js';
 import { expectNothingFor, waitFor } from '../support/wait.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { toVenueEvent } from '../../src/venue/gamma/types.js';
-import { gammaEvent } from '../../src/venue/simulator/gamma-format.js';
-import { createSimulator } from '../../src/venue/simulator/index.js';
+import { gammaEvent } from '../../src/simulator/gamma-format.js';
+import { createSimulator } from '../../src/simulator/index.js';
 import { getJson, postJson, silent, startSimulator, waitFor } from './support.js';
 
 type Started = Awaited<ReturnType<typeof startSimulator>>;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../../src/logger.js';
 import { waitFor as sharedWaitFor } from '../support/wait.js';
-import { createSimulator, type SimulatorOptions } from '../../src/venue/simulator/index.js';
+import { createSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 
 export const silent = createLogger('silent');
 

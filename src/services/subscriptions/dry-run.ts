@@ -2,7 +2,7 @@ import { and, asc, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { priceSamples } from '../../db/schema/index.js';
 import { CATALOG_RULE_TYPE, TRIGGER_INTERVAL_MS, DEFAULT_TRIGGER_INTERVAL, type SubscriptionScope } from '../../domain/enums.js';
-import { PRICE_SAMPLE_RETENTION_MS } from '../../engine/runner/price-samples.js';
+import { PRICE_SAMPLE_RETENTION_MS } from '../../runner/price-samples.js';
 import { replayRule, type PricePoint } from '../../engine/replay.js';
 import { thresholdFraction } from '../../engine/rules.js';
 import { dbOf, withTransaction, type ServiceContext } from '../context.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogChanges } from '../../src/db/schema/index.js';
 import { webhookBody } from '../../src/delivery/senders/webhook-body.js';
-import { createCatalogChangeConsumer } from '../../src/engine/runner/catalog-changes.js';
+import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js';
 import { EventStatusNotification, PriceNotification } from '../../src/http/webhook-payloads.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';

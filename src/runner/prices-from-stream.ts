@@ -1,5 +1,5 @@
-import type { MarketMessage, PriceChangeEntry, PriceChangeMessage } from '../../venue/clob/messages.js';
-import { PriceBook } from '../displayed-price.js';
+import type { MarketMessage, PriceChangeEntry, PriceChangeMessage } from '../venue/clob/messages.js';
+import { PriceBook } from '../engine/displayed-price.js';
 
 export type PriceSink = (token: string, price: number, receivedAtMs: number, sourceEvent: unknown, sourceTimestampMs: number | undefined) => void;
 

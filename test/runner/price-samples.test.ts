@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceSamples } from '../../src/db/schema/index.js';
-import { createEngineRunner } from '../../src/engine/runner/engine-runner.js';
+import { createEngineRunner } from '../../src/runner/engine-runner.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { clock, eventually, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../logger.js';
 import type { SimState } from './state.js';
 import { bookMessage, wireAssetIds, type WireMessage } from './wire.js';
 

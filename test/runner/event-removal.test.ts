@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineRunner } from '../../src/engine/runner/engine-runner.js';
+import type { EngineRunner } from '../../src/runner/engine-runner.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { clock, eventually, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogChanges, catalogMarkets } from '../../src/db/schema/index.js';
-import { createCatalogChangeConsumer } from '../../src/engine/runner/catalog-changes.js';
+import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import {

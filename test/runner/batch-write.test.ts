@@ -9,7 +9,7 @@ import {
   subscriptionMarketState,
   subscriptions,
 } from '../../src/db/schema/index.js';
-import { ReplayInBatch, writeFiring, writeFirings, type PendingFiring } from '../../src/engine/runner/fire.js';
+import { ReplayInBatch, writeFiring, writeFirings, type PendingFiring } from '../../src/runner/fire.js';
 import type { Firing } from '../../src/engine/rules.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';

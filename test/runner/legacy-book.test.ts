@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngineRole } from '../../src/engine/runner/role.js';
+import { startEngineRole } from '../../src/runner/role.js';
 import { parseMarketFrame } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';

@@ -1,19 +1,19 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
-import { catalogChanges, catalogEvents, catalogMarkets, changeReaderPositions, subscriptions, watchlists } from '../../db/schema/index.js';
+import type { Database } from '../db/client.js';
+import { catalogChanges, catalogEvents, catalogMarkets, changeReaderPositions, subscriptions, watchlists } from '../db/schema/index.js';
 import {
   CATALOG_RULE_TYPE,
   type CatalogChangeKind,
   type EventStatusScope,
   type EventStatusTrigger,
   type StatusReason,
-} from '../../domain/enums.js';
-import type { Logger } from '../../logger.js';
-import { announceSubscriptionChange } from '../../services/watchlists/changes.js';
+} from '../domain/enums.js';
+import type { Logger } from '../logger.js';
+import { announceSubscriptionChange } from '../services/watchlists/changes.js';
 import { loadChannels, lockSubscription } from './fire.js';
 import { insertNotificationWithDeliveries, payloadChannels } from './notify.js';
-import { fanOutToDemoWebhooks } from '../../delivery/demo-fanout.js';
-import { venueEncodedOutcomes } from '../../domain/outcomes.js';
+import { fanOutToDemoWebhooks } from '../delivery/demo-fanout.js';
+import { venueEncodedOutcomes } from '../domain/outcomes.js';
 
 export interface CatalogChange {
   id: number;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/index.js';
-import { createEngineRunner, type EngineRunner } from '../../src/engine/runner/engine-runner.js';
-import { joinShards, ownerRank, tokenHash, type ShardMembership, type ShardView } from '../../src/engine/runner/shards.js';
+import { createEngineRunner, type EngineRunner } from '../../src/runner/engine-runner.js';
+import { joinShards, ownerRank, tokenHash, type ShardMembership, type ShardView } from '../../src/runner/shards.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { clock, eventually, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';

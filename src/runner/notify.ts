@@ -1,7 +1,7 @@
-import type { Tx } from '../../db/client.js';
-import type { ChannelSettings } from '../../db/schema/index.js';
-import { writeNotificationOnce } from '../../delivery/enqueue.js';
-import type { ChannelType, NotificationType } from '../../domain/enums.js';
+import type { Tx } from '../db/client.js';
+import type { ChannelSettings } from '../db/schema/index.js';
+import { writeNotificationOnce } from '../delivery/enqueue.js';
+import type { ChannelType, NotificationType } from '../domain/enums.js';
 
 export interface ChannelRow {
   position: number;

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'drizzle-orm';
-import { notifyChange, type Database, type Unlisten } from '../../db/client.js';
-import { MAX_SHARDS, SHARD_LOCK_CLASS, SHARDS_CHANGED, SHARDS_READY } from '../../db/coordination.js';
-import type { Logger } from '../../logger.js';
+import { notifyChange, type Database, type Unlisten } from '../db/client.js';
+import { MAX_SHARDS, SHARD_LOCK_CLASS, SHARDS_CHANGED, SHARDS_READY } from '../db/coordination.js';
+import type { Logger } from '../logger.js';
 
 /**
  * Splitting tokens between engine processes on one PostgreSQL.

@@ -1,8 +1,8 @@
-import type { Config } from '../../config.js';
-import type { Database } from '../../db/client.js';
-import type { Logger } from '../../logger.js';
-import { createMarketStream, type MarketStream } from '../../venue/clob/market-socket.js';
-import { createClobRestClient, type ClobRestClient } from '../../venue/clob/rest.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { createMarketStream, type MarketStream } from '../venue/clob/market-socket.js';
+import { createClobRestClient, type ClobRestClient } from '../venue/clob/rest.js';
 import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { startFeedHealth, type FeedHealthMonitor } from './feed-health.js';

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
-import type { ChannelSettings } from '../../db/schema/subscriptions.js';
-import type { ChannelType, PriceRuleType } from '../../domain/enums.js';
-import { writeNotificationsOnce, type NotificationToWrite } from '../../delivery/enqueue.js';
-import { formatSpan } from '../../delivery/endpoint-health.js';
-import { readSyncStatus } from '../../catalog/sync-status.js';
-import type { Logger } from '../../logger.js';
-import type { ConnectionFeedState } from '../../venue/clob/market-socket.js';
-import { CROSSING, CROSSING_DOWN, CROSSING_STEP, CROSSING_UP, thresholdFraction } from '../rules.js';
+import type { Database } from '../db/client.js';
+import type { ChannelSettings } from '../db/schema/subscriptions.js';
+import type { ChannelType, PriceRuleType } from '../domain/enums.js';
+import { writeNotificationsOnce, type NotificationToWrite } from '../delivery/enqueue.js';
+import { formatSpan } from '../delivery/endpoint-health.js';
+import { readSyncStatus } from '../catalog/sync-status.js';
+import type { Logger } from '../logger.js';
+import type { ConnectionFeedState } from '../venue/clob/market-socket.js';
+import { CROSSING, CROSSING_DOWN, CROSSING_STEP, CROSSING_UP, thresholdFraction } from '../engine/rules.js';
 import { expandPriceRules, type RulePair } from './expand.js';
 
 // Feed health (docs/delivery.md "Feed health"): a timer compares each market connection's last

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../logger.js';
 import { createSimulator } from './index.js';
 import { loadScenario } from './schemas.js';
 

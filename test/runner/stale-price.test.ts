@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenPrices } from '../../src/db/schema/index.js';
-import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.js';
+import { startEngineRole, type EngineRole } from '../../src/runner/role.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startSimulator } from '../venue/support.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngineRole } from '../../src/engine/runner/role.js';
-import { StreamPrices } from '../../src/engine/runner/prices-from-stream.js';
+import { startEngineRole } from '../../src/runner/role.js';
+import { StreamPrices } from '../../src/runner/prices-from-stream.js';
 import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';

@@ -1,6 +1,6 @@
 import { lt, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
-import { priceSamples } from '../../db/schema/index.js';
+import type { Queryable } from '../db/client.js';
+import { priceSamples } from '../db/schema/index.js';
 
 export const MINUTE_MS = 60_000;
 /** How long samples are kept: dry runs look back this far. */

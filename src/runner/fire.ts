@@ -1,5 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { isUniqueViolation, type Queryable, type Tx } from '../../db/client.js';
+import { isUniqueViolation, type Queryable, type Tx } from '../db/client.js';
 import {
   catalogEvents,
   catalogMarkets,
@@ -7,10 +7,10 @@ import {
   subscriptionMarketState,
   subscriptions,
   watchlists,
-} from '../../db/schema/index.js';
-import type { Firing } from '../rules.js';
+} from '../db/schema/index.js';
+import type { Firing } from '../engine/rules.js';
 import { payloadChannels, type ChannelRow } from './notify.js';
-import { writeNotificationsOnce } from '../../delivery/enqueue.js';
+import { writeNotificationsOnce } from '../delivery/enqueue.js';
 
 export interface FiringContext {
   /** When the venue data behind the price was received (ms). */

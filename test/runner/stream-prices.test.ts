@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StreamPrices } from '../../src/engine/runner/prices-from-stream.js';
+import { StreamPrices } from '../../src/runner/prices-from-stream.js';
 import { parseMarketFrame } from '../../src/venue/clob/messages.js';
 import { fixtureText, silent } from '../venue/support.js';
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../logger.js';
 import { addEvent, buildCatalog, SimError } from './catalog.js';
 import { clobRoutes } from './clob-routes.js';
 import { controlRoutes } from './control-routes.js';

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database, Queryable } from '../../db/client.js';
+import type { Database, Queryable } from '../db/client.js';
 import {
   CATALOG_RULE_TYPE,
   DEFAULT_TRIGGER_INTERVAL,
@@ -7,8 +7,8 @@ import {
   type PriceRuleType,
   type TriggerInterval,
   type TriggerType,
-} from '../../domain/enums.js';
-import { thresholdFraction, type CompiledRule } from '../rules.js';
+} from '../domain/enums.js';
+import { thresholdFraction, type CompiledRule } from '../engine/rules.js';
 
 /** One enabled price subscription on one open market, as the SQL expansion answers it. */
 export interface RulePair {

@@ -6,8 +6,8 @@ import { createTestEnv, type TestEnv } from '../support/context.js';
 import {
   clock, deliveriesOf, eventually, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith,
 } from './helpers.js';
-import type { EngineRunner } from '../../src/engine/runner/engine-runner.js';
-import { writeFiring } from '../../src/engine/runner/fire.js';
+import type { EngineRunner } from '../../src/runner/engine-runner.js';
+import { writeFiring } from '../../src/runner/fire.js';
 
 let env: TestEnv;
 const runners: EngineRunner[] = [];

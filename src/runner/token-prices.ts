@@ -1,6 +1,6 @@
 import { inArray, sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../../db/client.js';
-import { tokenPrices } from '../../db/schema/index.js';
+import type { Database, Queryable } from '../db/client.js';
+import { tokenPrices } from '../db/schema/index.js';
 
 /** A taken batch: a token's last evaluated price, or null when no rule follows it any more. */
 export type PriceBatch = [string, number | null][];

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
-import type { Database, Unlisten } from '../../db/client.js';
-import type { Logger } from '../../logger.js';
-import { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../../db/coordination.js';
-import { RuleIndex } from '../index.js';
-import type { Firing } from '../rules.js';
+import type { Database, Unlisten } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { SUBSCRIPTION_CHANGED, WATCHLIST_CHANGED } from '../db/coordination.js';
+import { RuleIndex } from '../engine/index.js';
+import type { Firing } from '../engine/rules.js';
 import { compileRule, expandPriceRules, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
 import { MinuteSampler, pruneSamples, writeSamples } from './price-samples.js';

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notifications } from '../../src/db/schema/index.js';
-import { startEngineRole, type EngineRole } from '../../src/engine/runner/role.js';
+import { startEngineRole, type EngineRole } from '../../src/runner/role.js';
 import { createApp } from '../../src/http/app.js';
 import { summarizeHealthNotice } from '../../src/delivery/senders/summary.js';
 import { startCatalogSync } from '../../src/catalog/loop.js';
