@@ -166,8 +166,8 @@ function priceWording(r: PriceReading): { headline: string; short: string; tone:
 }
 
 /**
- * Pause and Delete only while they mean something: the rule still exists and is on, and it is
- * Recurring (a One Time rule that fired is already off, and it is off again after a restart fires).
+ * Pause and Delete only while they mean something: the rule still exists, is on, and is Recurring.
+ * A One Time rule is turned off by its own firing, so its message would offer to pause nothing.
  */
 function ruleButtons(alert: FiredAlert, short: string | undefined, test: boolean): RuleButton[] {
   const subscriptionId = str(alert.payload, 'subscriptionId');
