@@ -13,6 +13,7 @@ import {
 } from './endpoint-health.js';
 import { writeHealthNotices } from './health-notice.js';
 import type { DeliveryStatus } from './retry-policy.js';
+import type { RuleState } from './message/facts.js';
 import type { SendResult } from './senders/types.js';
 
 // The outbox queries of the delivery worker: claim due deliveries under a lease, load what a send
@@ -39,6 +40,9 @@ async function withoutFlushWait(tx: Tx): Promise<void> {
   await tx.execute(sql`set local synchronous_commit = off`);
 }
 
+/** A claimed delivery with what its send needs. */
+export type ClaimedWithContext = ClaimedDelivery & { context: SendContext };
+
 /**
  * Claims up to `limit` due deliveries under a lease and loads what their sends need in the same
  * round trip (one query per claim batch instead of one context load per delivery).
@@ -47,10 +51,10 @@ export async function claimDueDeliveries(
   database: Database,
   limit: number,
   leaseMs: number,
-): Promise<Array<ClaimedDelivery & { context: SendContext }>> {
+): Promise<ClaimedWithContext[]> {
   const rows = await database.db.transaction(async (tx) => {
     await withoutFlushWait(tx);
-    return database.rows<ClaimedDelivery & SendContext & Record<string, unknown>>(
+    return database.rows<ClaimedDelivery & SendContext & ClaimedRuleColumns & Record<string, unknown>>(
       sql`
     with claimed as (
       update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
@@ -73,10 +77,14 @@ export async function claimDueDeliveries(
       case when c.attempts = 0 then 0 else (select count(*)::int from (
         select status_code from delivery_attempts where delivery_id = c.id order by id desc limit c.attempts
       ) recent where recent.status_code = 429) end as "rateLimitedBefore",
-      sc.disabled_reason as "disabledReason", n.subscription_id as "subscriptionId"
+      sc.disabled_reason as "disabledReason", n.subscription_id as "subscriptionId",
+      -- the rule as it is now, for the chat buttons that still apply to it
+      s.enabled as "ruleEnabled", s.trigger_type as "ruleTriggerType",
+      (select m.outcomes->>0 from catalog_markets m where m.id = n.payload->>'marketId') as "outcomeName"
     from claimed c
     join notifications n on n.id = c.notification_id
     join accounts a on a.id = n.account_id
+    left join subscriptions s on s.id = n.subscription_id
     -- the channel this delivery was written for, when it is disabled (endpoint health)
     left join subscription_channels sc on sc.subscription_id = n.subscription_id and sc.position = c.position
       and sc.type = c.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(c.settings, '{}'::jsonb)
@@ -103,8 +111,16 @@ export async function claimDueDeliveries(
       rateLimitedBefore: r.rateLimitedBefore,
       disabledReason: r.disabledReason,
       subscriptionId: r.subscriptionId,
+      rule: r.ruleEnabled === null || r.ruleTriggerType === null ? null : { enabled: r.ruleEnabled, triggerType: r.ruleTriggerType },
+      outcomeName: r.outcomeName,
     },
   }));
+}
+
+interface ClaimedRuleColumns {
+  ruleEnabled: boolean | null;
+  ruleTriggerType: string | null;
+  outcomeName: string | null;
 }
 
 export interface SendContext {
@@ -118,6 +134,10 @@ export interface SendContext {
   /** Set when the delivery's channel is disabled (endpoint health): it is recorded FAILED unsent. */
   disabledReason?: string | null;
   subscriptionId?: string | null;
+  /** The notification's rule as it is now: null when deleted (or a demo notification without one). */
+  rule?: RuleState | null;
+  /** The market's first outcome ("Yes"): the one price rules watch. */
+  outcomeName?: string | null;
 }
 
 export interface AttemptOutcome {

@@ -4,7 +4,8 @@ import type { Logger } from '../logger.js';
 import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
-import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type HealthTracking, type ClaimedDelivery, type SendContext } from './outbox-store.js';
+import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type HealthTracking, type ClaimedDelivery, type ClaimedWithContext, type SendContext } from './outbox-store.js';
+import { groupForChat } from './chat-groups.js';
 import { enablePath } from './health-notice.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
@@ -81,16 +82,17 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
         if (claimed.length === 0) break;
         // Claimed while stopping: not sent, given back at once rather than left to the lease.
         if (!running) await release(claimed);
-        else for (const delivery of claimed) track(delivery);
+        else for (const group of groupForChat(claimed)) track(group);
       }
     } while (again && running);
   }
 
-  function track(delivery: ClaimedDelivery & { context: SendContext }) {
-    sending++;
-    unanswered.set(delivery.id, delivery);
-    const work: Promise<void> = deliver(delivery, delivery.context)
-      .catch((err: unknown) => logger.error({ err, deliveryId: delivery.id }, 'delivery failed unexpectedly'))
+  /** One send: a delivery, or chat deliveries told in one message (each still gets its own record). */
+  function track(group: [ClaimedWithContext, ...ClaimedWithContext[]]) {
+    sending += group.length;
+    for (const delivery of group) unanswered.set(delivery.id, delivery);
+    const work: Promise<void> = deliver(group)
+      .catch((err: unknown) => logger.error({ err, deliveryIds: group.map((d) => d.id) }, 'delivery failed unexpectedly'))
       .finally(() => {
         inFlight.delete(work);
         wake();
@@ -98,7 +100,9 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     inFlight.add(work);
   }
 
-  async function deliver(delivery: ClaimedDelivery, context: SendContext) {
+  async function deliver(group: [ClaimedWithContext, ...ClaimedWithContext[]]) {
+    const [delivery, ...others] = group;
+    const { context } = delivery;
     const attempt = delivery.attempts + 1;
     const skipped = Boolean(context.disabledReason);
     let result: SendResult;
@@ -106,12 +110,22 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       // A disabled channel is not called at all: its delivery is recorded FAILED with the reason.
       result = skipped
         ? { outcome: 'failed', error: disabledError(delivery, context), durationMs: 0 }
-        : await send(delivery, buildJob(delivery, context, attempt, config, now()));
+        : await send(delivery, {
+            ...buildJob(delivery, context, attempt, config, now()),
+            ...(others.length > 0 ? { alsoFired: others.map((d) => ({ payload: d.context.payload, rule: d.context.rule ?? null })) } : {}),
+          });
     } finally {
-      sending--;
-      unanswered.delete(delivery.id);
-      wake(); // the slot is free: claim more while this outcome is recorded
+      sending -= group.length;
+      for (const d of group) unanswered.delete(d.id);
+      wake(); // the slots are free: claim more while the outcomes are recorded
     }
+    await Promise.all(group.map((d) => settle(d, result, skipped)));
+  }
+
+  /** Records one delivery's outcome of a send and schedules its retry. */
+  async function settle(delivery: ClaimedWithContext, result: SendResult, skipped: boolean) {
+    const { context } = delivery;
+    const attempt = delivery.attempts + 1;
     const next = nextAttempt({
       attempt,
       result,
@@ -253,5 +267,7 @@ export function buildJob(
       venueUrl: `https://polymarket.com/event/${encodeURIComponent(slug)}`,
       ...(marketId && base ? { chartUrl: `${base}/markets/${encodeURIComponent(marketId)}/chart.svg` } : {}),
     },
+    rule: context.rule ?? null,
+    ...(context.outcomeName ? { outcomeName: context.outcomeName } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDiscordSender, formatDiscordComponents, formatDiscordEmbed } from '../../src/delivery/senders/discord.js';
-import { job, links, marketClosedPayload, pricePayload } from './support/payloads.js';
+import { alertMessage } from '../../src/delivery/message/facts.js';
+import { createDiscordSender, formatDiscordEmbed, renderDiscordComponents } from '../../src/delivery/senders/discord.js';
+import { activeRule, job, links, marketClosedPayload, pricePayload } from './support/payloads.js';
 import { json, startReceiver, type Receiver } from './support/receiver.js';
 
 const sender = createDiscordSender({ allowPrivate: true, timeoutMs: 2000 });
@@ -12,18 +13,19 @@ afterEach(async () => {
 
 const hook = (r: Receiver) => ({ discordWebhookUrl: `${r.url}/api/webhooks/123/tok` });
 
+const alert = (payload: Record<string, unknown>, l: { venueUrl: string; chartUrl?: string } = links) => alertMessage({ fired: [{ payload, rule: activeRule }], links: l, outcomeName: 'Yes' });
+
 describe('Discord embed', () => {
-  it('shows a price alert: question, venue link, price as a percent, threshold, type, event, chart', () => {
-    const embed = formatDiscordEmbed(pricePayload, links);
-    expect(embed.title).toBe(pricePayload.marketQuestion);
+  it('shows a price alert: question, venue link, the rule, the move, event, watchlist, time, chart', () => {
+    const embed = formatDiscordEmbed(pricePayload, links, false, { rule: activeRule, outcomeName: 'Yes' });
+    expect(embed.title).toBe('Will A & B win <the> "race"?');
     expect(embed.url).toBe(links.venueUrl);
+    expect(embed.description).toBe('**⬆ Crossed above 50 %**\nYes 47 % → 53.5 %');
     const fields = Object.fromEntries(embed.fields.map((f) => [f.name, f.value]));
     expect(fields).toMatchObject({
-      Price: '53.5%',
-      Threshold: '50%',
-      Type: 'Crossing Up',
       Event: 'Who wins the election?',
       Watchlist: 'Elections <2026>',
+      Time: '2025-10-01 12:00:00 UTC',
     });
     expect(fields['Chart']).toContain(links.chartUrl);
     expect(embed.timestamp).toBe(pricePayload.detectedAt);
@@ -33,7 +35,7 @@ describe('Discord embed', () => {
     const embed = formatDiscordEmbed(marketClosedPayload, { venueUrl: links.venueUrl });
     expect(embed.title).toBe('Will A win?');
     expect(embed.description).toContain('Market closed');
-    expect(embed.fields.find((f) => f.name === 'Outcomes')?.value).toBe('Yes 99.5% · No 0.5%');
+    expect(embed.fields.find((f) => f.name === 'Outcomes')?.value).toBe('Yes 99.5 % · No 0.5 %');
     expect(embed.fields.some((f) => f.name === 'Chart')).toBe(false);
   });
 
@@ -44,14 +46,16 @@ describe('Discord embed', () => {
     expect(embed.description).toContain('Event closed');
   });
 
-  it('says "Market opened" for a new market', () => {
+  it('says "New market" for a new market', () => {
     const embed = formatDiscordEmbed({ ...marketClosedPayload, triggerType: 'Open' }, links);
-    expect(embed.description).toContain('Market opened');
+    expect(embed.description).toContain('New market');
   });
 
-  it('cuts a title longer than Discord allows', () => {
-    const embed = formatDiscordEmbed({ ...pricePayload, marketQuestion: 'q'.repeat(400) }, links);
-    expect(embed.title).toHaveLength(256);
+  it('cuts a title longer than Discord allows, even when escaping makes it longer', () => {
+    expect(formatDiscordEmbed({ ...pricePayload, marketQuestion: 'q'.repeat(400) }, links).title).toHaveLength(256);
+    const escaped = formatDiscordEmbed({ ...pricePayload, marketQuestion: '_'.repeat(400) }, links).title;
+    expect(escaped.length).toBeLessThanOrEqual(256);
+    expect(escaped).toMatch(/^(\\_)+…$/);
   });
 });
 
@@ -64,8 +68,8 @@ describe('Discord buttons', () => {
         { type: 2, style: 5, label: 'Chart', url: links.chartUrl },
       ],
     };
-    expect(formatDiscordComponents(pricePayload, links, false)).toEqual([linkRow]);
-    expect(formatDiscordComponents(pricePayload, links, true)).toEqual([
+    expect(renderDiscordComponents(alert(pricePayload), false)).toEqual([linkRow]);
+    expect(renderDiscordComponents(alert(pricePayload), true)).toEqual([
       linkRow,
       {
         type: 1,
@@ -75,7 +79,12 @@ describe('Discord buttons', () => {
         ],
       },
     ]);
-    expect(formatDiscordComponents(pricePayload, { venueUrl: links.venueUrl }, false)[0]!.components).toHaveLength(1);
+    expect(renderDiscordComponents(alert(pricePayload, { venueUrl: links.venueUrl }), false)[0]!.components).toHaveLength(1);
+  });
+
+  it('shows no Pause or Delete for a One Time alert that fired', () => {
+    const fired = alertMessage({ fired: [{ payload: pricePayload, rule: { enabled: false, triggerType: 'One Time' } }], links });
+    expect(renderDiscordComponents(fired, true)).toHaveLength(1);
   });
 
   /** A webhook endpoint that answers the GET lookup with `lookup` and every POST with 200. */

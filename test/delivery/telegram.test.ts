@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTelegramSender, formatTelegramMessage } from '../../src/delivery/senders/telegram.js';
-import { job, links, marketClosedPayload, pricePayload } from './support/payloads.js';
+import { activeRule, job, links, marketClosedPayload, pricePayload } from './support/payloads.js';
 import { json, startReceiver, type Receiver } from './support/receiver.js';
 
 const botToken = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ';
@@ -17,18 +17,18 @@ const senderFor = (r: Receiver) => createTelegramSender({ botToken, apiRoot: `${
 const chatJob = () => job({ settings: { telegramChatId: 4242 } });
 
 describe('Telegram message', () => {
-  it('escapes user text for HTML and shows price, threshold, event and watchlist', () => {
-    const { text } = formatTelegramMessage(pricePayload, links);
-    expect(text).toContain('<b>Crossing Up</b>');
-    expect(text).toContain('Will A &amp; B win &lt;the&gt; &quot;race&quot;?');
-    expect(text).toContain('Price: <b>53.5%</b>');
-    expect(text).toContain('Threshold: <b>50%</b>');
+  it('tells the move in one line, escapes user text for HTML and shows event, watchlist and time', () => {
+    const { text } = formatTelegramMessage(pricePayload, links, false, { rule: activeRule, outcomeName: 'Yes' });
+    expect(text.split('\n')[0]).toBe('<b>⬆ Crossed above 50 %</b>: Will A &amp; B win &lt;the&gt; &quot;race&quot;? (Yes) 47 % → 53.5 %');
     expect(text).toContain('Watchlist: <b>Elections &lt;2026&gt;</b>');
+    expect(text).toContain('Event: <b>Who wins the election?</b>');
+    expect(text).toContain('🕒 2025-10-01 12:00:00 UTC');
     expect(text).not.toContain('<2026>');
   });
 
-  it('offers buttons for the market and the chart, and to pause or delete the alert', () => {
-    expect(formatTelegramMessage(pricePayload, links).reply_markup.inline_keyboard).toEqual([
+  it('offers buttons for the market and the chart, and to pause or delete a Recurring alert that is on', () => {
+    const active = { rule: activeRule };
+    expect(formatTelegramMessage(pricePayload, links, false, active).reply_markup.inline_keyboard).toEqual([
       [
         { text: 'Open market', url: links.venueUrl },
         { text: 'Chart', url: links.chartUrl },
@@ -38,7 +38,7 @@ describe('Telegram message', () => {
         { text: 'Delete alert', callback_data: 'delete:sub-1' },
       ],
     ]);
-    expect(formatTelegramMessage(marketClosedPayload, { venueUrl: links.venueUrl }).reply_markup.inline_keyboard).toEqual([
+    expect(formatTelegramMessage(marketClosedPayload, { venueUrl: links.venueUrl }, false, active).reply_markup.inline_keyboard).toEqual([
       [{ text: 'Open market', url: links.venueUrl }],
       [
         { text: 'Pause alert', callback_data: 'pause:sub-2' },
@@ -46,11 +46,22 @@ describe('Telegram message', () => {
       ],
     ]);
     const { subscriptionId: _, ...demo } = marketClosedPayload as Record<string, unknown>;
-    expect(formatTelegramMessage(demo, { venueUrl: links.venueUrl }).reply_markup.inline_keyboard).toHaveLength(1);
+    expect(formatTelegramMessage(demo, { venueUrl: links.venueUrl }, false, active).reply_markup.inline_keyboard).toHaveLength(1);
+  });
+
+  it('shows no Pause or Delete for a One Time alert that fired, a paused or deleted one, or an unknown rule', () => {
+    for (const rule of [{ enabled: false, triggerType: 'One Time' }, { enabled: false, triggerType: 'Recurring' }, null, undefined]) {
+      expect(formatTelegramMessage(pricePayload, links, false, { rule }).reply_markup.inline_keyboard).toEqual([
+        [
+          { text: 'Open market', url: links.venueUrl },
+          { text: 'Chart', url: links.chartUrl },
+        ],
+      ]);
+    }
   });
 
   it('announces a closed market', () => {
-    expect(formatTelegramMessage(marketClosedPayload, links).text).toMatch(/^<b>Market closed<\/b>\nWill A win\?/);
+    expect(formatTelegramMessage(marketClosedPayload, links).text).toMatch(/^<b>🔒 Market closed<\/b>: Will A win\?/);
   });
 });
 

@@ -1,7 +1,8 @@
 import { getJson, postJson } from '../../net/http-post.js';
 import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
-import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
-import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
+import { alertMessage, cut, type AlertMessage, type Tone } from '../message/facts.js';
+import { summarizeHealthNotice, TEST_LABEL } from './summary.js';
+import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from './types.js';
 
 export interface DiscordEmbed {
   title: string;
@@ -13,39 +14,62 @@ export interface DiscordEmbed {
   footer: { text: string };
 }
 
-const COLORS = { price: 0x5865f2, opened: 0x57f287, closed: 0xed4245 };
+const COLORS: Record<Tone, number> = { up: 0x57f287, down: 0xed4245, opened: 0x57f287, closed: 0xed4245, neutral: 0x5865f2 };
+const NOTICE_COLOR = 0xed4245;
 
-// Discord's embed limits: title 256, field value 1024 characters.
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+/**
+ * Venue and user text as Discord markdown shows it literally: the markdown characters get a
+ * backslash, and so do a line's leading `>` (a quote), `#` (a header) and `-` (a list).
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\_*~`|[\]()]/g, '\\$&').replace(/^([>#-])/gm, '\\$1');
 }
 
-export function formatDiscordEmbed(payload: Record<string, unknown>, links: DeliveryJob['links'], test = false): DiscordEmbed {
-  const s = summarizeNotification(payload);
+/** Escaped and within `max` characters, never ending inside an escape. */
+function fit(text: string, max: number): string {
+  let length = text.length;
+  let out = escapeMarkdown(text);
+  while (out.length > max) {
+    length = Math.min(length - 1, Math.floor((length * max) / out.length));
+    out = escapeMarkdown(cut(text, length));
+  }
+  return out;
+}
+
+// Discord's embed limits: title 256, description 4096, field value 1024 characters.
+export function renderDiscordEmbed(m: AlertMessage): DiscordEmbed {
   const fields: DiscordEmbed['fields'] = [];
   const add = (name: string, value: string | undefined, inline = true) => {
-    if (value) fields.push({ name, value: cut(value, 1024), inline });
+    if (value) fields.push({ name, value: fit(value, 1024), inline });
   };
-  if (s.kind === 'price') {
-    add('Price', s.price);
-    add('Threshold', s.threshold);
-    add('Type', s.headline);
-  } else {
-    add('Outcomes', s.outcomes);
-  }
-  if (s.title !== s.eventTitle) add('Event', s.eventTitle, false);
-  add('Watchlist', s.watchlistName);
-  if (links.chartUrl) add('Chart', `[24 h price chart](${links.chartUrl})`);
-  const description = s.kind === 'price' ? `**${s.headline}** alert` : `**${s.headline}**`;
+  add('Outcomes', m.outcomes, false);
+  add('Event', m.eventTitle, false);
+  add('Watchlist', m.watchlistName);
+  add('Time', m.time);
+  if (m.links.chartUrl) fields.push({ name: 'Chart', value: `[24 h price chart](${m.links.chartUrl})`, inline: true });
+  const lines = m.rules.map((rule) => `**${escapeMarkdown(rule.headline)}**`);
+  const moved = [m.outcome, m.move].filter(Boolean).join(' ');
+  if (moved) lines.push(escapeMarkdown(moved));
+  if (m.test) lines.unshift(`**${escapeMarkdown(TEST_LABEL)}**`);
   return {
-    title: cut(s.title, 256),
-    url: links.venueUrl,
-    description: test ? `**${TEST_LABEL}**\n${description}` : description,
-    color: s.kind === 'price' ? COLORS.price : s.headline.endsWith('opened') ? COLORS.opened : COLORS.closed,
+    title: fit(m.subject, 256),
+    url: m.links.venueUrl,
+    description: lines.join('\n'),
+    color: COLORS[m.tone],
     fields,
-    timestamp: s.detectedAt,
+    ...(m.timestamp ? { timestamp: m.timestamp } : {}),
     footer: { text: 'Oddswatch' },
   };
+}
+
+/** A notification (and those grouped with it) as a Discord embed. */
+export function formatDiscordEmbed(
+  payload: Record<string, unknown>,
+  links: DeliveryJob['links'],
+  test = false,
+  more: Pick<DeliveryJob, 'rule' | 'outcomeName' | 'alsoFired'> = {},
+): DiscordEmbed {
+  return renderDiscordEmbed(alertMessage({ fired: firedOf(payload, more), links, outcomeName: more.outcomeName, test }));
 }
 
 type DiscordButton =
@@ -62,22 +86,20 @@ const DANGER = 4;
 const SUCCESS = 3;
 
 /**
- * The buttons under an alert: links to the venue page and the chart for every webhook; Pause and
- * Delete only when `interactive` (a webhook our application owns, so the clicks reach our bot).
- * Their custom_id is the command-layer action the bot runs on a click, as for Telegram.
+ * The buttons under an alert: links to the venue page and the chart for every webhook; a row of
+ * Pause and Delete per rule they still apply to, only when `interactive` (a webhook our application
+ * owns, so the clicks reach our bot). Their custom_id is the command-layer action the bot runs.
  */
-export function formatDiscordComponents(payload: Record<string, unknown>, links: DeliveryJob['links'], interactive: boolean): DiscordActionRow[] {
-  const linkRow: DiscordButton[] = [{ type: 2, style: LINK, label: 'Open market', url: links.venueUrl }];
-  if (links.chartUrl) linkRow.push({ type: 2, style: LINK, label: 'Chart', url: links.chartUrl });
+export function renderDiscordComponents(m: AlertMessage, interactive: boolean): DiscordActionRow[] {
+  const linkRow: DiscordButton[] = [{ type: 2, style: LINK, label: 'Open market', url: m.links.venueUrl }];
+  if (m.links.chartUrl) linkRow.push({ type: 2, style: LINK, label: 'Chart', url: m.links.chartUrl });
   const rows: DiscordActionRow[] = [{ type: 1, components: linkRow }];
-  const subscriptionId = payload.subscriptionId;
-  if (interactive && typeof subscriptionId === 'string') {
+  if (!interactive) return rows;
+  for (const rule of m.rules) {
+    if (rule.buttons.length === 0) continue;
     rows.push({
       type: 1,
-      components: [
-        { type: 2, style: SECONDARY, label: 'Pause alert', custom_id: `pause:${subscriptionId}` },
-        { type: 2, style: DANGER, label: 'Delete alert', custom_id: `delete:${subscriptionId}` },
-      ],
+      components: rule.buttons.map((b) => ({ type: 2, style: b.danger ? DANGER : SECONDARY, label: b.label, custom_id: b.action })),
     });
   }
   return rows;
@@ -152,10 +174,11 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
       target.searchParams.set('with_components', 'true');
       // An endpoint-health notice is about the account's channel, not a market: no rule buttons.
       const notice = summarizeHealthNotice(job.payload);
+      const alert = alertMessage({ fired: firedOf(job.payload, job), links: job.links, outcomeName: job.outcomeName, test: job.test });
       const body = notice
         ? {
             username: 'Oddswatch',
-            embeds: [{ title: notice.title, description: cut(notice.message, 4096), color: COLORS.closed, footer: { text: 'Oddswatch' } }],
+            embeds: [{ title: notice.title, description: cut(notice.message, 4096), color: NOTICE_COLOR, footer: { text: 'Oddswatch' } }],
             // Re-enable, like Pause and Delete, only where the clicks reach our bot.
             ...(notice.reEnableAction && (await ownedByUs(webhook))
               ? { components: [{ type: 1, components: [{ type: 2, style: SUCCESS, label: 'Re-enable', custom_id: notice.reEnableAction }] }] }
@@ -164,9 +187,9 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
           }
         : {
             username: 'Oddswatch',
-            embeds: [formatDiscordEmbed(job.payload, job.links, job.test)],
+            embeds: [renderDiscordEmbed(alert)],
             // A test has no rule behind it to pause or delete.
-            components: formatDiscordComponents(job.payload, job.links, !job.test && (await ownedByUs(webhook))),
+            components: renderDiscordComponents(alert, !job.test && (await ownedByUs(webhook))),
             allowed_mentions: { parse: [] }, // market text must never ping @everyone
           };
       try {

@@ -19,19 +19,19 @@ export interface NotificationSummary {
   detectedAt?: string;
 }
 
-function str(record: unknown, key: string): string | undefined {
+export function str(record: unknown, key: string): string | undefined {
   if (typeof record !== 'object' || record === null) return undefined;
   const value = (record as Record<string, unknown>)[key];
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-function num(record: unknown, key: string): number | undefined {
+export function num(record: unknown, key: string): number | undefined {
   if (typeof record !== 'object' || record === null) return undefined;
   const value = (record as Record<string, unknown>)[key];
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function child(record: unknown, key: string): unknown {
+export function child(record: unknown, key: string): unknown {
   return typeof record === 'object' && record !== null ? (record as Record<string, unknown>)[key] : undefined;
 }
 
@@ -39,7 +39,7 @@ export function formatPercent(percent: number): string {
   return `${Number(percent.toFixed(1))}%`;
 }
 
-function parseJsonArray(text: string | undefined): unknown[] | undefined {
+export function parseJsonArray(text: string | undefined): unknown[] | undefined {
   if (!text) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);

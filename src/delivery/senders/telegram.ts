@@ -1,7 +1,8 @@
 import { postJson } from '../../net/http-post.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
-import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
-import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
+import { alertMessage, subjectLine, type AlertMessage } from '../message/facts.js';
+import { summarizeHealthNotice, TEST_LABEL } from './summary.js';
+import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from './types.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -12,36 +13,50 @@ export interface TelegramMessage {
   reply_markup: { inline_keyboard: ({ text: string; url: string } | { text: string; callback_data: string })[][] };
 }
 
-export function formatTelegramMessage(payload: Record<string, unknown>, links: DeliveryJob['links'], test = false): TelegramMessage {
+/** The alert's facts as Telegram HTML: every venue or user text escaped, the layout in tags. */
+export function renderTelegramAlert(m: AlertMessage): TelegramMessage {
+  const lines: string[] = [];
+  if (m.test) lines.push(`<b>${escapeHtml(TEST_LABEL)}</b>`);
+  const [only] = m.rules;
+  if (m.rules.length === 1 && only) {
+    lines.push(`<b>${escapeHtml(only.headline)}</b>: ${escapeHtml(subjectLine(m))}`);
+  } else {
+    lines.push(`<b>${escapeHtml(subjectLine(m))}</b>`);
+    for (const rule of m.rules) lines.push(`• ${escapeHtml(rule.headline)}`);
+  }
+  const line = (label: string, value: string | undefined) => {
+    if (value) lines.push(`${label}: <b>${escapeHtml(value)}</b>`);
+  };
+  line('Outcomes', m.outcomes);
+  line('Event', m.eventTitle);
+  line('Watchlist', m.watchlistName);
+  if (m.time) lines.push(`🕒 ${escapeHtml(m.time)}`);
+  const links = [{ text: 'Open market', url: m.links.venueUrl }];
+  if (m.links.chartUrl) links.push({ text: 'Chart', url: m.links.chartUrl });
+  // The bot answers these callbacks with the same commands as typed ones.
+  const ruleRows = m.rules
+    .filter((rule) => rule.buttons.length > 0)
+    .map((rule) => rule.buttons.map((b) => ({ text: b.label, callback_data: b.action })));
+  return { text: lines.join('\n'), reply_markup: { inline_keyboard: [links, ...ruleRows] } };
+}
+
+/**
+ * A notification as Telegram shows it: a health notice, or an alert (with the other rules that
+ * fired on the same move, when the worker grouped them).
+ */
+export function formatTelegramMessage(
+  payload: Record<string, unknown>,
+  links: DeliveryJob['links'],
+  test = false,
+  more: Pick<DeliveryJob, 'rule' | 'outcomeName' | 'alsoFired'> = {},
+): TelegramMessage {
   const notice = summarizeHealthNotice(payload);
   if (notice) {
     // The bot answers the tap with the same enable command as a typed `/enable`.
     const keyboard = notice.reEnableAction ? [[{ text: 'Re-enable', callback_data: notice.reEnableAction }]] : [];
     return { text: `<b>${escapeHtml(notice.title)}</b>\n${escapeHtml(notice.message)}`, reply_markup: { inline_keyboard: keyboard } };
   }
-  const s = summarizeNotification(payload);
-  const lines = [`<b>${escapeHtml(s.headline)}</b>`, escapeHtml(s.title)];
-  if (test) lines.unshift(`<b>${escapeHtml(TEST_LABEL)}</b>`);
-  const line = (label: string, value: string | undefined) => {
-    if (value) lines.push(`${label}: <b>${escapeHtml(value)}</b>`);
-  };
-  line('Price', s.price);
-  line('Threshold', s.threshold);
-  line('Outcomes', s.outcomes);
-  if (s.title !== s.eventTitle) line('Event', s.eventTitle);
-  line('Watchlist', s.watchlistName);
-  const buttons = [{ text: 'Open market', url: links.venueUrl }];
-  if (links.chartUrl) buttons.push({ text: 'Chart', url: links.chartUrl });
-  const rows: TelegramMessage['reply_markup']['inline_keyboard'] = [buttons];
-  // The bot answers these callbacks with the same pause and delete commands as typed ones.
-  const subscriptionId = payload.subscriptionId;
-  if (typeof subscriptionId === 'string' && !test) {
-    rows.push([
-      { text: 'Pause alert', callback_data: `pause:${subscriptionId}` },
-      { text: 'Delete alert', callback_data: `delete:${subscriptionId}` },
-    ]);
-  }
-  return { text: lines.join('\n'), reply_markup: { inline_keyboard: rows } };
+  return renderTelegramAlert(alertMessage({ fired: firedOf(payload, more), links, outcomeName: more.outcomeName, test }));
 }
 
 export interface TelegramSenderOptions {
@@ -74,7 +89,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
       if (chatId === undefined || chatId === '') {
         return { outcome: 'failed', error: 'The Telegram channel has no telegramChatId', durationMs: 0 };
       }
-      const message = formatTelegramMessage(job.payload, job.links, job.test);
+      const message = formatTelegramMessage(job.payload, job.links, job.test, job);
       const body = { chat_id: chatId, parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...message };
       try {
         // The API root is operator configuration, not user input: a local Bot API server is allowed.

@@ -1,3 +1,5 @@
+import type { FiredAlert, RuleState } from '../message/facts.js';
+
 export interface ChannelSettings {
   webhookUrl?: string;
   discordWebhookUrl?: string;
@@ -18,6 +20,20 @@ export interface DeliveryJob {
   links: { venueUrl: string; chartUrl?: string };
   /** A test send (POST /channels/test): marked as such, and without the rule's Pause and Delete buttons. */
   test?: boolean;
+  /** The payload's rule as it is now (chat buttons): null when deleted, absent when not looked up. */
+  rule?: RuleState | null;
+  /** The name of the outcome a price rule watches ("Yes"), from the catalog. */
+  outcomeName?: string;
+  /**
+   * Chat only: the other rules of the account that fired on the same market and move, told in the
+   * same message. Webhooks get one body per notification.
+   */
+  alsoFired?: readonly FiredAlert[];
+}
+
+/** The job's notification and those grouped with it, in order. */
+export function firedOf(payload: Record<string, unknown>, job: Pick<DeliveryJob, 'rule' | 'alsoFired'>): FiredAlert[] {
+  return [{ payload, ...(job.rule !== undefined ? { rule: job.rule } : {}) }, ...(job.alsoFired ?? [])];
 }
 
 /**

@@ -15,13 +15,17 @@ export const pricePayload = {
   clobTokenId: 'tok-1',
   subscriptionScope: 'Market',
   subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 50 } } },
-  triggerType: 'One Time',
+  triggerType: 'Recurring',
   detectedValue: 0.535,
   detectedAt: '2025-10-01T12:00:00.000Z',
   detectedAtMs: 1759320000000,
   sentFromPolymarketAtMs: 1759319999900,
   channels: [{ type: 'Webhook' }],
+  detectionDetails: { detectedValue: 0.535, detectedTimeMs: 1759320000000, priceChangeTimeMs: '1759319999900', previousValue: 0.47 },
 };
+
+/** The rule behind a payload as the worker reads it: a Recurring rule that is still on. */
+export const activeRule = { enabled: true, triggerType: 'Recurring' };
 
 export const marketClosedPayload = {
   type: 'event_status_notification',
@@ -47,5 +51,5 @@ export const marketClosedPayload = {
 export const links = { venueUrl: 'https://polymarket.com/event/who-wins', chartUrl: 'https://oddswatch.example/markets/mk-1/chart.svg' };
 
 export function job(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
-  return { notificationId: 'ntf_01', attempt: 1, payload: pricePayload, settings: {}, links, ...overrides };
+  return { notificationId: 'ntf_01', attempt: 1, payload: pricePayload, settings: {}, links, rule: activeRule, outcomeName: 'Yes', ...overrides };
 }

@@ -1,0 +1,249 @@
+import { PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
+import { child, num, parseJsonArray, str } from '../senders/summary.js';
+
+// What a chat alert says, as plain text facts: the Telegram and Discord renderers only escape and
+// lay them out, so both platforms tell the same story. Pure: the payloads and the rules' current
+// state in, the facts out.
+
+const [CROSSING, CROSSING_UP, CROSSING_DOWN, CROSSING_STEP, GREATER_THAN, LESS_THAN] = PRICE_RULE_TYPES;
+
+/** The rule behind a payload as it is now: null when it was deleted. */
+export interface RuleState {
+  enabled: boolean;
+  triggerType: string;
+}
+
+export interface FiredAlert {
+  payload: Record<string, unknown>;
+  /** Undefined when not looked up (a test send): no rule buttons then. */
+  rule?: RuleState | null;
+}
+
+export interface MessageInput {
+  /** One payload, or several rules of one account that fired on the same market and move. */
+  fired: readonly FiredAlert[];
+  links: { venueUrl: string; chartUrl?: string };
+  /** The name of the outcome price rules watch ("Yes"), from the catalog. */
+  outcomeName?: string;
+  test?: boolean;
+}
+
+export interface RuleButton {
+  label: string;
+  /** The bots' button protocol string (`pause:<id>`), as the bots read it. */
+  action: string;
+  danger: boolean;
+}
+
+export interface RuleLine {
+  /** "⬆ Crossed above 60 %". */
+  headline: string;
+  buttons: RuleButton[];
+}
+
+export type Tone = 'up' | 'down' | 'opened' | 'closed' | 'neutral';
+
+export interface AlertMessage {
+  tone: Tone;
+  /** The market question, or the event title for an event-wide notice. */
+  subject: string;
+  /** "(Yes)" reads after the subject. */
+  outcome?: string;
+  /** "57 % → 62 %", or the price alone when no move caused the firing. */
+  move?: string;
+  rules: RuleLine[];
+  /** Only when it says more than the subject. */
+  eventTitle?: string;
+  watchlistName?: string;
+  /** Status notices: "Yes 99.5 % · No 0.5 %". */
+  outcomes?: string;
+  /** "2025-10-01 12:00:00 UTC". */
+  time?: string;
+  /** The detection time as ISO 8601 (Discord shows it in the reader's own time zone). */
+  timestamp?: string;
+  links: { venueUrl: string; chartUrl?: string };
+  test: boolean;
+}
+
+// Venue text has no fixed length; these keep every message within Telegram's 4096 characters and
+// Discord's embed limits whatever the venue sends.
+const MAX_SUBJECT = 300;
+const MAX_NAME = 120;
+/** Discord has 5 button rows: one for links, one per rule. */
+export const MAX_RULES_PER_MESSAGE = 4;
+
+export function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** A fraction 0..1 as "62 %" or "62.5 %". */
+export function percentOfFraction(fraction: number): string {
+  return percent(fraction * 100);
+}
+
+function percent(value: number): string {
+  return `${Number(value.toFixed(2))} %`;
+}
+
+/** "60 %", "60 % and 65 %", "60 %, 65 % and 70 %". */
+function listLevels(levels: readonly number[]): string {
+  const named = levels.map(percentOfFraction);
+  return named.length <= 1 ? (named[0] ?? '') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+}
+
+/** "2025-10-01 12:00:00 UTC": the reader's day and time without a time-zone guess. */
+export function humanUtc(iso: string | undefined): string | undefined {
+  if (!iso) return undefined;
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? undefined : `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+function levelsOf(payload: Record<string, unknown>): number[] {
+  const raw = child(child(payload, 'detectionDetails'), 'levels');
+  return Array.isArray(raw) ? raw.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)) : [];
+}
+
+function previousOf(payload: Record<string, unknown>): number | undefined {
+  return num(child(payload, 'detectionDetails'), 'previousValue');
+}
+
+interface PriceReading {
+  type: string | undefined;
+  threshold: number | undefined;
+  price: number | undefined;
+  previous: number | undefined;
+  levels: number[];
+}
+
+function readPrice(payload: Record<string, unknown>): PriceReading {
+  const config = child(payload, 'subscriptionTypeConfig');
+  return {
+    type: str(config, 'type'),
+    threshold: num(child(child(config, 'config'), 'params'), 'threshold_percent'),
+    price: num(payload, 'detectedValue'),
+    previous: previousOf(payload),
+    levels: levelsOf(payload),
+  };
+}
+
+/** Which way the price went: from the move when known, else from where it stands against the level. */
+function direction(r: PriceReading): 'up' | 'down' | undefined {
+  if (r.price !== undefined && r.previous !== undefined && r.price !== r.previous) return r.price > r.previous ? 'up' : 'down';
+  const level = r.levels[0] ?? (r.threshold === undefined ? undefined : r.threshold / 100);
+  if (r.price === undefined || level === undefined) return undefined;
+  return r.price >= level ? 'up' : 'down';
+}
+
+const ARROW = { up: '⬆', down: '⬇' } as const;
+
+/** The rule's wording and, for buttons in a message of several rules, its short name. */
+function priceWording(r: PriceReading): { headline: string; short: string; tone: Tone } {
+  const at = r.threshold === undefined ? '' : percent(r.threshold);
+  const dir = direction(r);
+  const arrow = dir ? `${ARROW[dir]} ` : '';
+  const tone: Tone = dir ?? 'neutral';
+  const type = r.type as PriceRuleType | undefined;
+  switch (type) {
+    case CROSSING:
+      return { headline: `${arrow}Crossed ${dir ? `${dir === 'up' ? 'above' : 'below'} ` : ''}${at}`, short: `crossing ${at}`, tone };
+    case CROSSING_UP:
+      return { headline: `${ARROW.up} Crossed above ${at}`, short: `up ${at}`, tone: 'up' };
+    case CROSSING_DOWN:
+      return { headline: `${ARROW.down} Crossed below ${at}`, short: `down ${at}`, tone: 'down' };
+    case CROSSING_STEP: {
+      const steps = `(steps of ${at})`;
+      const verb = dir === 'down' ? 'Stepped down past' : 'Stepped up past';
+      const headline = r.levels.length > 0 ? `${arrow}${verb} ${listLevels(r.levels)} ${steps}` : `${arrow}Moved a step ${steps}`;
+      return { headline, short: `steps of ${at}`, tone };
+    }
+    case GREATER_THAN:
+      return { headline: `${ARROW.up} Above ${at}`, short: `above ${at}`, tone: 'up' };
+    case LESS_THAN:
+      return { headline: `${ARROW.down} Below ${at}`, short: `below ${at}`, tone: 'down' };
+    default:
+      return { headline: 'Price alert', short: 'alert', tone };
+  }
+}
+
+/**
+ * Pause and Delete only while they mean something: the rule still exists, is on, and is Recurring.
+ * A One Time rule is turned off by its own firing, so its message would offer to pause nothing.
+ */
+function ruleButtons(alert: FiredAlert, short: string | undefined, test: boolean): RuleButton[] {
+  const subscriptionId = str(alert.payload, 'subscriptionId');
+  const rule = alert.rule;
+  if (test || !subscriptionId || !rule || !rule.enabled || rule.triggerType !== 'Recurring') return [];
+  const named = short ? ` ${short}` : ' alert';
+  return [
+    { label: `Pause${named}`, action: `pause:${subscriptionId}`, danger: false },
+    { label: `Delete${named}`, action: `delete:${subscriptionId}`, danger: true },
+  ];
+}
+
+function statusOutcomes(payload: Record<string, unknown>): string | undefined {
+  const names = parseJsonArray(str(payload, 'outcomes'));
+  const prices = parseJsonArray(str(payload, 'outcomePrices'));
+  if (!names || !prices || names.length !== prices.length) return undefined;
+  return names
+    .map((name, i) => {
+      const price = Number(prices[i]);
+      return cut(Number.isFinite(price) ? `${String(name)} ${percentOfFraction(price)}` : String(name), MAX_NAME);
+    })
+    .join(' · ');
+}
+
+function shared(payload: Record<string, unknown>, subject: string, links: MessageInput['links'], test: boolean) {
+  const eventTitle = str(payload, 'eventTitle');
+  const watchlistName = str(payload, 'watchlistName');
+  const detectedAt = str(payload, 'detectedAt');
+  return {
+    subject: cut(subject, MAX_SUBJECT),
+    ...(eventTitle && eventTitle !== subject ? { eventTitle: cut(eventTitle, MAX_SUBJECT) } : {}),
+    ...(watchlistName ? { watchlistName: cut(watchlistName, MAX_NAME) } : {}),
+    ...(humanUtc(detectedAt) ? { time: humanUtc(detectedAt), timestamp: new Date(detectedAt!).toISOString() } : {}),
+    links,
+    test,
+  };
+}
+
+function statusMessage(alert: FiredAlert, links: MessageInput['links'], test: boolean): AlertMessage {
+  const { payload } = alert;
+  const scope = str(payload, 'eventStatusScope') === 'Market' ? 'Market' : 'Event';
+  const opened = str(payload, 'triggerType') === 'Open';
+  const subject = (scope === 'Market' ? str(payload, 'marketQuestion') : undefined) ?? str(payload, 'eventTitle') ?? 'Untitled event';
+  const outcomes = statusOutcomes(payload);
+  return {
+    ...shared(payload, subject, links, test),
+    tone: opened ? 'opened' : 'closed',
+    rules: [{ headline: opened ? `🆕 New ${scope.toLowerCase()}` : `🔒 ${scope} closed`, buttons: ruleButtons(alert, undefined, test) }],
+    ...(outcomes ? { outcomes } : {}),
+  };
+}
+
+/** The facts of one chat message about one notification, or several that fired on one move. */
+export function alertMessage({ fired, links, outcomeName, test = false }: MessageInput): AlertMessage {
+  const first = fired[0];
+  if (!first) throw new Error('alertMessage needs at least one notification');
+  if (str(first.payload, 'type') === 'event_status_notification') return statusMessage(first, links, test);
+  const reading = readPrice(first.payload);
+  const several = fired.length > 1;
+  const rules = fired.map((alert) => {
+    const wording = priceWording(readPrice(alert.payload));
+    return { wording, line: { headline: wording.headline, buttons: ruleButtons(alert, several ? wording.short : undefined, test) } };
+  });
+  const subject = str(first.payload, 'marketQuestion') ?? str(first.payload, 'eventTitle') ?? 'Untitled market';
+  const now = reading.price === undefined ? undefined : percentOfFraction(reading.price);
+  const before = reading.previous === undefined ? undefined : percentOfFraction(reading.previous);
+  return {
+    ...shared(first.payload, subject, links, test),
+    tone: rules[0]!.wording.tone,
+    ...(outcomeName ? { outcome: cut(outcomeName, MAX_NAME) } : {}),
+    ...(now ? { move: before && before !== now ? `${before} → ${now}` : now } : {}),
+    rules: rules.map((r) => r.line),
+  };
+}
+
+/** "Will X happen? (Yes) 57 % → 62 %": what moved and where to. */
+export function subjectLine(m: Pick<AlertMessage, 'subject' | 'outcome' | 'move'>): string {
+  return [m.subject, m.outcome ? `(${m.outcome})` : undefined, m.move].filter(Boolean).join(' ');
+}
