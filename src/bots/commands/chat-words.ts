@@ -21,7 +21,7 @@ const LIMIT: Partial<Record<ErrorSubject, (n: number) => string>> = {
   'watchlist event': (n) => `That watchlist already holds ${n} events, the most it may hold. Remove one with /unwatch first.`,
   channel: (n) => `An alert can go to at most ${n} places.`,
   'query term': (n) => `A watchlist can search for at most ${n} words or tags.`,
-  token: (n) => `You already have ${n} active API tokens, the most an account may hold. Revoke one over the REST API first.`,
+  token: (n) => `You already have ${n} active API tokens, the most an account may hold. Revoke one first: /tokens lists them, /revoke <number> revokes one.`,
 };
 
 export function notFoundWords(err: ServiceError): string {

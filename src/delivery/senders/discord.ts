@@ -1,6 +1,6 @@
 import { getJson, postJson } from '../../net/http-post.js';
 import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
-import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
+import { alertActions, summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export interface DiscordEmbed {
@@ -70,13 +70,13 @@ export function formatDiscordComponents(payload: Record<string, unknown>, links:
   const linkRow: DiscordButton[] = [{ type: 2, style: LINK, label: 'Open market', url: links.venueUrl }];
   if (links.chartUrl) linkRow.push({ type: 2, style: LINK, label: 'Chart', url: links.chartUrl });
   const rows: DiscordActionRow[] = [{ type: 1, components: linkRow }];
-  const subscriptionId = payload.subscriptionId;
-  if (interactive && typeof subscriptionId === 'string') {
+  const actions = interactive ? alertActions(payload) : undefined;
+  if (actions) {
     rows.push({
       type: 1,
       components: [
-        { type: 2, style: SECONDARY, label: 'Pause alert', custom_id: `pause:${subscriptionId}` },
-        { type: 2, style: DANGER, label: 'Delete alert', custom_id: `delete:${subscriptionId}` },
+        { type: 2, style: SECONDARY, label: 'Pause alert', custom_id: actions.pause },
+        { type: 2, style: DANGER, label: 'Delete alert', custom_id: actions.delete },
       ],
     });
   }

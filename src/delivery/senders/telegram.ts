@@ -1,6 +1,6 @@
 import { postJson } from '../../net/http-post.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
-import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
+import { alertActions, summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export function escapeHtml(text: string): string {
@@ -34,11 +34,11 @@ export function formatTelegramMessage(payload: Record<string, unknown>, links: D
   if (links.chartUrl) buttons.push({ text: 'Chart', url: links.chartUrl });
   const rows: TelegramMessage['reply_markup']['inline_keyboard'] = [buttons];
   // The bot answers these callbacks with the same pause and delete commands as typed ones.
-  const subscriptionId = payload.subscriptionId;
-  if (typeof subscriptionId === 'string' && !test) {
+  const actions = test ? undefined : alertActions(payload);
+  if (actions) {
     rows.push([
-      { text: 'Pause alert', callback_data: `pause:${subscriptionId}` },
-      { text: 'Delete alert', callback_data: `delete:${subscriptionId}` },
+      { text: 'Pause alert', callback_data: actions.pause },
+      { text: 'Delete alert', callback_data: actions.delete },
     ]);
   }
   return { text: lines.join('\n'), reply_markup: { inline_keyboard: rows } };
