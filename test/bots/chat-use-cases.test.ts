@@ -4,7 +4,7 @@ import { errorReply } from '../../src/bots/commands/replies.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import { conflict, forbidden, unauthorized } from '../../src/services/errors.js';
+import { conflict, forbidden, unauthorized, validationError } from '../../src/services/errors.js';
 import { listSubscriptions } from '../../src/services/subscriptions/index.js';
 import { createWatchlist, listWatchlists } from '../../src/services/watchlists/index.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
@@ -150,6 +150,17 @@ describe('chat words for service errors', () => {
       'You are not allowed to do that.',
       'You are not allowed to do that.',
     ]);
+    for (const text of replies) expect(text).not.toMatch(REST_WORDS);
+  });
+
+  it('a validation message that would still name a field or setting says only which word was refused', () => {
+    const cases = [
+      validationError('bad', [{ path: ['triggerInterval'], code: 'invalid_value', input: '7m', message: 'triggerInterval must be one of 0m, 5m' }]),
+      validationError('bad', [{ path: ['x'], code: 'custom', message: 'threshold_percent must be a number' }]),
+      validationError('bad', [{ path: ['events', 0], code: 'custom', message: 'events.0.markets: market 9 is not in this event' }]),
+    ];
+    const replies = cases.map((err) => errorReply(err, undefined, 'telegram', logger).text);
+    expect(replies).toEqual(['I can\'t use "7m" there.', "I can't use what you wrote there.", 'market 9 is not in this event']);
     for (const text of replies) expect(text).not.toMatch(REST_WORDS);
   });
 

@@ -41,14 +41,24 @@ export function limitWords(err: ServiceError): string {
   return words && limit !== undefined ? words(limit) : 'That goes over a limit of this server.';
 }
 
-/** The first problem we can say in chat words; otherwise the message without its field path. */
+/**
+ * The first problem we can say in chat words; otherwise the message without its field path, unless
+ * it still names a field or setting (`threshold_percent`, `watchlistId`, `MAX_…`): then only the
+ * word that was refused.
+ */
 export function validationWords(err: ServiceError): string {
   for (const issue of err.detail.issues ?? []) {
     const words = issueWords(issue);
     if (words) return words;
   }
-  return withoutFieldPath(err.detail.issues?.[0]?.message ?? err.message);
+  const first = err.detail.issues?.[0];
+  const message = withoutFieldPath(first?.message ?? err.message);
+  if (!API_WORD.test(message)) return message;
+  return first?.input !== undefined ? `I can't use "${String(first.input)}" there.` : "I can't use what you wrote there.";
 }
+
+/** An identifier a person would not write: snake_case, camelCase or a setting name. */
+const API_WORD = /\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|\bMAX_[A-Z_]+\b|Subscription/;
 
 const ID_FIELDS = new Set(['marketId', 'eventId', 'watchlistId', 'watchListId', 'subscriptionId', 'event']);
 
