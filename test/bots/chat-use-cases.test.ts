@@ -4,7 +4,7 @@ import { errorReply } from '../../src/bots/commands/replies.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import { conflict, forbidden, unauthorized } from '../../src/services/errors.js';
+import { conflict, forbidden, unauthorized, validationError } from '../../src/services/errors.js';
 import { listSubscriptions } from '../../src/services/subscriptions/index.js';
 import { createWatchlist, listWatchlists } from '../../src/services/watchlists/index.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
@@ -45,7 +45,7 @@ describe('a chat command is one use case in one transaction', () => {
   it('a refused rule does not add the event to an existing default watchlist either', async () => {
     const ctx = await chatUser('2002');
     await runCommand(ctx, dm(2002), `watch ${btc.slug}`);
-    expect((await runCommand(ctx, dm(2002), `alert ${fed.markets[0]!.id} up 150`)).text).toMatch(/^150 is not a valid percent/);
+    expect((await runCommand(ctx, dm(2002), `alert ${fed.markets[0]!.id} step 60`)).text).toMatch(/^60 is not a valid step/);
     expect(await eventsHeld(ctx)).toEqual({ 'My watchlist': [btc.id] });
   });
 
@@ -94,13 +94,15 @@ describe('chat words for service errors', () => {
     const ctx = await chatUser('2101');
     const market = fed.markets[0]!.id;
     const cases: [string, string][] = [
-      [`alert ${market} up 150`, '150 is not a valid percent: it must be below 100.'],
-      [`alert ${market} up 0`, '0 is not a valid percent: it must be above 0.'],
+      [`alert ${market} up 150`, '150 is not a percentage between 0 and 100.'],
+      [`alert ${market} up 0`, '0 is not a percentage between 0 and 100.'],
+      [`alert ${market} up -5`, '-5 is not a percentage between 0 and 100.'],
       [`alert ${market} step 60`, '60 is not a valid step: a step is at most 50 percent.'],
       [`alert ${market} step 0.005`, '0.005 is not a valid step: a step is at least 0.01 percent.'],
-      [`alert ${market} sideways 5`, '"sideways" is not an alert type: use up, down, cross, step, above or below.'],
-      [`alert ${market} constructor 5`, '"constructor" is not an alert type: use up, down, cross, step, above or below.'],
-      [`alert ${market} up 60,5`, '"60,5" is not a number: write the percent with digits and a dot, like 60 or 60.5.'],
+      [`alert ${market} sideways 5`, 'sideways is not a direction: use up, down, cross, step, above or below.'],
+      [`alert ${market} constructor 5`, 'constructor is not a direction: use up, down, cross, step, above or below.'],
+      [`alert ${market} up 60,5`, '60,5 is not a number: write it with digits and a dot, like 60 or 60.5.'],
+      [`alert ${market} up 60 every 7m`, 'every 7m is not a repeat: use once, every 5m, every 30m, every 60m, every 6h, every 12h or every 24h.'],
     ];
     for (const [text, words] of cases) {
       const reply = await runCommand(ctx, dm(2101), text);
@@ -142,12 +144,23 @@ describe('chat words for service errors', () => {
       unauthorized('Token has been revoked'),
       forbidden('Only an admin account can create accounts'),
     ];
-    const replies = cases.map((err) => errorReply(err, undefined, logger).text);
+    const replies = cases.map((err) => errorReply(err, undefined, 'telegram', logger).text);
     expect(replies).toEqual([
       'That clashes with how things are now; check with /watchlists or /alerts and try again.',
       'You are not allowed to do that.',
       'You are not allowed to do that.',
     ]);
+    for (const text of replies) expect(text).not.toMatch(REST_WORDS);
+  });
+
+  it('a validation message that would still name a field or setting says only which word was refused', () => {
+    const cases = [
+      validationError('bad', [{ path: ['triggerInterval'], code: 'invalid_value', input: '7m', message: 'triggerInterval must be one of 0m, 5m' }]),
+      validationError('bad', [{ path: ['x'], code: 'custom', message: 'threshold_percent must be a number' }]),
+      validationError('bad', [{ path: ['events', 0], code: 'custom', message: 'events.0.markets: market 9 is not in this event' }]),
+    ];
+    const replies = cases.map((err) => errorReply(err, undefined, 'telegram', logger).text);
+    expect(replies).toEqual(['I can\'t use "7m" there.', "I can't use what you wrote there.", 'market 9 is not in this event']);
     for (const text of replies) expect(text).not.toMatch(REST_WORDS);
   });
 

@@ -9,10 +9,10 @@ import {
   discordInteractionsEndpoint,
   EPHEMERAL,
   NEED_WEBHOOK_PERMISSION,
-  optionsToText,
   type RawInteraction,
 } from '../../src/bots/discord/index.js';
 import { startBotsRole } from '../../src/bots/role.js';
+import { answerer } from '../../src/bots/discord/answer.js';
 import { writeNotification } from '../../src/delivery/enqueue.js';
 import { createApp } from '../../src/http/app.js';
 import { startWorkerRole } from '../../src/delivery/role.js';
@@ -95,7 +95,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
     expect(put.authorization).toBe('Bot discord-bot-token');
     const names = put.body.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'enable', 'inbox', 'token']);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'enable', 'inbox', 'token', 'tokens', 'revoke']);
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],
@@ -107,18 +107,16 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     expect(api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/guilds/guild9/commands$`))).toHaveLength(1);
   });
 
-  it('turns options back into command text', () => {
-    const opts = [
-      { name: 'repeat', type: 3, value: 'every 30m' },
-      { name: 'percent', type: 10, value: 60 },
-      { name: 'market', type: 3, value: '501314' },
-      { name: 'type', type: 3, value: 'up' },
-    ];
-    expect(optionsToText('alert', opts)).toBe('alert 501314 up 60 every 30m');
-    expect(optionsToText('alerts')).toBe('alerts');
-    expect(optionsToText('watchlist', [{ name: 'rename', type: 1, options: [{ name: 'name', type: 3, value: 'Macro bets' }, { name: 'id', type: 3, value: 'w1' }] }])).toBe(
-      'watchlist rename w1 Macro bets',
-    );
+  it('generates the slash options from the command declarations: typed, with choices and the service bounds', () => {
+    const alert = DISCORD_COMMANDS.find((c) => c.name === 'alert')!;
+    expect(alert.options).toEqual([
+      expect.objectContaining({ name: 'market', type: 3, required: true, autocomplete: true }),
+      expect.objectContaining({ name: 'type', type: 3, required: true, choices: expect.arrayContaining([{ name: 'up (Crossing Up)', value: 'up' }]) }),
+      expect.objectContaining({ name: 'percent', type: 10, required: true, min_value: 0, max_value: 100 }),
+      expect.objectContaining({ name: 'repeat', type: 3, required: false, choices: expect.arrayContaining([{ name: 'every 30m (At most every 30m)', value: 'every 30m' }]) }),
+    ]);
+    const watchlist = DISCORD_COMMANDS.find((c) => c.name === 'watchlist')!;
+    expect(watchlist.options!.map((o) => [o.name, o.type])).toEqual([['new', 1], ['show', 1], ['rename', 1], ['delete', 1]]);
     expect(DISCORD_COMMANDS.every((c) => c.description.length <= 100)).toBe(true);
   });
 
@@ -334,7 +332,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     api.delays.push({ path: /^\/v10\/channels\/chan-slow\/webhooks$/, ms: 300 });
     const i = slash('8103', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 65 }, { channel: 'chan-slow' });
     await makeBot(undefined, 50).handleInteraction(i);
-    expect(callbackFor(i)).toEqual({ type: 5 }); // public, as the answer will be
+    expect(callbackFor(i)).toEqual({ type: 5, data: { flags: EPHEMERAL } }); // private, as the answer about one's own alert will be
     const [edit, ...more] = followUps(i);
     expect(more).toEqual([]);
     expect(edit).toMatchObject({ method: 'PATCH', path: '/messages/@original' });
@@ -370,13 +368,24 @@ describe('the Discord bot against a local fake Discord REST API', () => {
   });
 
   it('a slow answer that turns out private after a public placeholder goes in a private follow-up, and the placeholder is deleted', async () => {
-    api.forbiddenChannels.add('locked-slow');
-    api.delays.push({ path: /^\/v10\/channels\/locked-slow\/webhooks$/, ms: 300 });
-    const i = slash('8105', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 50 }, { channel: 'locked-slow' });
-    await makeBot(undefined, 50).handleInteraction(i);
-    expect(callbackFor(i)).toEqual({ type: 5 });
+    // Only help and search answer publicly; a failure of theirs is private. The answerer itself, at that moment:
+    const i = slash('8105', 'search', { query: 'x' });
+    const bodies: object[] = [];
+    const send = answerer({
+      rest: makeBot().rest,
+      applicationId: APP,
+      interaction: i,
+      respond: async (body) => void bodies.push(body),
+      privateByDefault: false,
+      deferAfterMs: 0,
+      placeholderRetryMs: 0,
+      log: logger,
+    });
+    await waitFor(() => bodies.length > 0);
+    expect(bodies).toEqual([{ type: 5 }]);
+    await send('That search failed', true);
     expect(followUps(i)).toEqual([
-      { method: 'POST', path: '', body: { content: NEED_WEBHOOK_PERMISSION, flags: EPHEMERAL } },
+      { method: 'POST', path: '', body: { content: 'That search failed', flags: EPHEMERAL } },
       { method: 'DELETE', path: '/messages/@original', body: undefined },
     ]);
   });

@@ -1,10 +1,12 @@
-import type { PriceRuleType, TriggerInterval } from '../../domain/enums.js';
+import { DEFAULT_TRIGGER_INTERVAL, TRIGGER_INTERVALS, type PriceRuleType, type TriggerInterval } from '../../domain/enums.js';
 import type { ServiceContext } from '../../services/context.js';
-import { countRecentFirings, createMarketAlert } from '../../services/subscriptions/index.js';
-import { chatChannel, describeSubscription, listWords } from './shared.js';
-import { UsageError, type Command } from './types.js';
+import { countRecentFirings, createMarketAlert, THRESHOLD_PERCENT } from '../../services/subscriptions/index.js';
+import { numberOf, textOf, type Param } from './params.js';
+import { alertButtons, chatChannel, describeSubscription } from './shared.js';
+import type { Command } from './types.js';
 
-export const ALERT_TYPES: Record<string, PriceRuleType> = {
+/** The direction words chat uses for each price rule. */
+const ALERT_TYPES: Record<string, PriceRuleType> = {
   up: 'Crossing Up',
   down: 'Crossing Down',
   cross: 'Crossing',
@@ -12,42 +14,51 @@ export const ALERT_TYPES: Record<string, PriceRuleType> = {
   above: 'Greater Than',
   below: 'Less Than',
 };
-const INTERVALS: readonly TriggerInterval[] = ['5m', '30m', '60m', '6h', '12h', '24h'];
+// Chat offers a cool-down between repeats; no cool-down at all (0m) stays a REST choice.
+const INTERVALS = TRIGGER_INTERVALS.filter((i) => i !== '0m');
+const ONCE = 'once';
 
-function parseTrigger(words: string[]): { triggerType: 'One Time' | 'Recurring'; triggerInterval?: TriggerInterval } {
-  if (words.length === 0) return { triggerType: 'Recurring' };
-  if (words.length === 1 && words[0] === 'once') return { triggerType: 'One Time' };
-  const interval = words[1] as TriggerInterval;
-  if (words.length === 2 && words[0] === 'every' && INTERVALS.includes(interval)) {
-    return { triggerType: 'Recurring', triggerInterval: interval };
-  }
-  throw new UsageError(`End with "once" or "every ${INTERVALS.join('|')}".`);
+const PARAMS: readonly Param[] = [
+  { kind: 'text', name: 'market', word: 'market id', help: 'The market (type to search), its id or link', autocomplete: 'market' },
+  { kind: 'choice', name: 'type', help: 'When to alert', what: 'direction', choices: Object.entries(ALERT_TYPES).map(([word, label]) => ({ word, label })) },
+  { kind: 'number', name: 'percent', help: 'The price, in percent', what: 'percentage', min: THRESHOLD_PERCENT.above, max: THRESHOLD_PERCENT.below, exclusive: true },
+  {
+    kind: 'choice',
+    name: 'repeat',
+    help: `How often it may alert again (every ${DEFAULT_TRIGGER_INTERVAL} by default)`,
+    what: 'repeat',
+    word: `once | every ${INTERVALS.join('|')}`,
+    optional: true,
+    rest: true,
+    choices: [{ word: ONCE, label: 'Only once' }, ...INTERVALS.map((i) => ({ word: `every ${i}`, label: `At most every ${i}` }))],
+  },
+];
+
+function trigger(repeat: string | undefined): { triggerType: 'One Time' | 'Recurring'; triggerInterval?: TriggerInterval } {
+  if (repeat === undefined) return { triggerType: 'Recurring' };
+  if (repeat === ONCE) return { triggerType: 'One Time' };
+  return { triggerType: 'Recurring', triggerInterval: repeat.slice('every '.length) as TriggerInterval };
 }
 
 export const alertCommand: Command = {
   name: 'alert',
-  usage: `alert <market id> <${Object.keys(ALERT_TYPES).join('|')}> <percent> [once | every ${INTERVALS.join('|')}]`,
+  params: PARAMS,
   summary: 'Alert this chat when a market price moves',
-  async run({ ctx, chat, args }) {
-    const [marketId, typeWord, percentWord, ...rest] = args;
-    if (!marketId || !typeWord || !percentWord) throw new UsageError();
-    const type = Object.hasOwn(ALERT_TYPES, typeWord.toLowerCase()) ? ALERT_TYPES[typeWord.toLowerCase()] : undefined;
-    if (!type) throw new UsageError(`"${typeWord}" is not an alert type: use ${listWords(Object.keys(ALERT_TYPES))}.`);
-    const percent = Number(percentWord.replace(/%$/, ''));
-    if (!Number.isFinite(percent)) {
-      throw new UsageError(`"${percentWord}" is not a number: write the percent with digits and a dot, like 60 or 60.5.`);
-    }
+  async run({ ctx, chat, values }) {
     const created = await createMarketAlert({
       ctx,
-      input: { marketId, type, thresholdPercent: percent, ...parseTrigger(rest.map((w) => w.toLowerCase())), channel: chatChannel(chat) },
+      input: {
+        marketId: textOf(values, 'market')!,
+        type: ALERT_TYPES[textOf(values, 'type')!]!,
+        thresholdPercent: numberOf(values, 'percent'),
+        ...trigger(textOf(values, 'repeat')),
+        channel: chatChannel(chat),
+      },
     });
     const lookBack = await lookBackLine(ctx, created.subscriptionId);
     return {
       text: `Alert created:\n${describeSubscription(created)}${lookBack ? `\n${lookBack}` : ''}`,
-      buttons: [[
-        { label: 'Pause', action: `pause:${created.subscriptionId}` },
-        { label: 'Delete', action: `delete:${created.subscriptionId}` },
-      ]],
+      buttons: alertButtons(created.subscriptionId, 'Pause', 'Delete'),
     };
   },
 };

@@ -6,17 +6,17 @@ import {
   restartSubscription,
 } from '../../services/subscriptions/index.js';
 import { describeHistory, HISTORY_SHOWN } from './alert-history.js';
-import { describeSubscription } from './shared.js';
-import { UsageError, type Command } from './types.js';
+import { alertIdParam, textOf } from './params.js';
+import { alertButtons, describeSubscription } from './shared.js';
+import type { Command } from './types.js';
 
 export const alertsCommand: Command = {
   name: 'alerts',
-  usage: 'alerts [alert id]',
+  params: [alertIdParam("An alert: its last 5 firings and how each was delivered", true)],
   summary: "Your alerts with their ids and status, or one alert's last 5 firings and deliveries",
-  async run({ ctx, args }) {
-    if (args.length > 1) throw new UsageError();
-    if (args.length === 1) {
-      const subscriptionId = args[0]!;
+  async run({ ctx, values }) {
+    const subscriptionId = textOf(values, 'id');
+    if (subscriptionId !== undefined) {
       const page = await listSubscriptionHistory({ ctx, input: { subscriptionId, limit: HISTORY_SHOWN } });
       return { text: describeHistory(subscriptionId, page) };
     }
@@ -26,43 +26,34 @@ export const alertsCommand: Command = {
   },
 };
 
-function oneId(args: string[]): string {
-  if (args.length !== 1) throw new UsageError();
-  return args[0]!;
-}
+const ID = [alertIdParam('The alert (type to pick one)')];
 
 export const pauseCommand: Command = {
   name: 'pause',
-  usage: 'pause <alert id>',
+  params: ID,
   summary: 'Pause an alert',
-  async run({ ctx, args }) {
-    const view = await pauseSubscription({ ctx, input: { subscriptionId: oneId(args) } });
-    return {
-      text: `Paused:\n${describeSubscription(view)}`,
-      buttons: [[{ label: 'Resume', action: `resume:${view.subscriptionId}` }]],
-    };
+  async run({ ctx, values }) {
+    const view = await pauseSubscription({ ctx, input: { subscriptionId: textOf(values, 'id')! } });
+    return { text: `Paused:\n${describeSubscription(view)}`, buttons: alertButtons(view.subscriptionId, 'Resume') };
   },
 };
 
 export const resumeCommand: Command = {
   name: 'resume',
-  usage: 'resume <alert id>',
+  params: ID,
   summary: 'Restart a paused alert',
-  async run({ ctx, args }) {
-    const view = await restartSubscription({ ctx, input: { subscriptionId: oneId(args) } });
-    return {
-      text: `Resumed:\n${describeSubscription(view)}`,
-      buttons: [[{ label: 'Pause', action: `pause:${view.subscriptionId}` }]],
-    };
+  async run({ ctx, values }) {
+    const view = await restartSubscription({ ctx, input: { subscriptionId: textOf(values, 'id')! } });
+    return { text: `Resumed:\n${describeSubscription(view)}`, buttons: alertButtons(view.subscriptionId, 'Pause') };
   },
 };
 
 export const deleteCommand: Command = {
   name: 'delete',
-  usage: 'delete <alert id>',
+  params: ID,
   summary: 'Delete an alert',
-  async run({ ctx, args }) {
-    const id = oneId(args);
+  async run({ ctx, values }) {
+    const id = textOf(values, 'id')!;
     await deleteSubscription({ ctx, input: { subscriptionId: id } });
     return { text: `Deleted alert ${id}.` };
   },

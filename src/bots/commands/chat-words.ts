@@ -21,7 +21,7 @@ const LIMIT: Partial<Record<ErrorSubject, (n: number) => string>> = {
   'watchlist event': (n) => `That watchlist already holds ${n} events, the most it may hold. Remove one with /unwatch first.`,
   channel: (n) => `An alert can go to at most ${n} places.`,
   'query term': (n) => `A watchlist can search for at most ${n} words or tags.`,
-  token: (n) => `You already have ${n} active API tokens, the most an account may hold. Revoke one over the REST API first.`,
+  token: (n) => `You already have ${n} active API tokens, the most an account may hold. Revoke one first: /tokens lists them, /revoke <number> revokes one.`,
 };
 
 export function notFoundWords(err: ServiceError): string {
@@ -41,14 +41,24 @@ export function limitWords(err: ServiceError): string {
   return words && limit !== undefined ? words(limit) : 'That goes over a limit of this server.';
 }
 
-/** The first problem we can say in chat words; otherwise the message without its field path. */
+/**
+ * The first problem we can say in chat words; otherwise the message without its field path, unless
+ * it still names a field or setting (`threshold_percent`, `watchlistId`, `MAX_…`): then only the
+ * word that was refused.
+ */
 export function validationWords(err: ServiceError): string {
   for (const issue of err.detail.issues ?? []) {
     const words = issueWords(issue);
     if (words) return words;
   }
-  return withoutFieldPath(err.detail.issues?.[0]?.message ?? err.message);
+  const first = err.detail.issues?.[0];
+  const message = withoutFieldPath(first?.message ?? err.message);
+  if (!API_WORD.test(message)) return message;
+  return first?.input !== undefined ? `I can't use "${String(first.input)}" there.` : "I can't use what you wrote there.";
 }
+
+/** An identifier a person would not write: snake_case, camelCase or a setting name. */
+const API_WORD = /\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|\bMAX_[A-Z_]+\b|Subscription/;
 
 const ID_FIELDS = new Set(['marketId', 'eventId', 'watchlistId', 'watchListId', 'subscriptionId', 'event']);
 

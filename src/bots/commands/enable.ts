@@ -1,5 +1,6 @@
 import { enableChannel } from '../../services/subscriptions/index.js';
-import { UsageError, type Command } from './types.js';
+import { alertIdParam, numberOf, textOf } from './params.js';
+import type { Command } from './types.js';
 
 export const reEnabledWords = (type: string): string =>
   `Re-enabled ✓: the ${type === 'Webhook' ? 'webhook' : `${type} channel`} will be tried again on the next alert`;
@@ -7,17 +8,15 @@ export const reEnabledWords = (type: string): string =>
 /** The typed twin of the Re-enable button under an "Alert channel disabled" notice. */
 export const enableCommand: Command = {
   name: 'enable',
-  usage: 'enable <alert id> <channel number>',
+  params: [
+    alertIdParam('The alert the notice names'),
+    { kind: 'integer', name: 'channel', word: 'channel number', help: 'The channel number the notice names', what: 'channel number', min: 0, max: 999 },
+  ],
   summary: 'Turn an alert channel disabled for failing back on',
   // A tap may come from anyone in a group: its answer (or "not found") is for the tapper alone.
   answersTapPrivately: true,
-  async run({ ctx, args }) {
-    const [subscriptionId, positionWord] = args;
-    if (!subscriptionId || positionWord === undefined || args.length > 2) throw new UsageError();
-    if (!/^\d{1,3}$/.test(positionWord)) {
-      throw new UsageError(`"${positionWord}" is not a channel number: use the number the notice names, like 1.`);
-    }
-    const view = await enableChannel({ ctx, input: { subscriptionId, position: Number(positionWord) } });
+  async run({ ctx, values }) {
+    const view = await enableChannel({ ctx, input: { subscriptionId: textOf(values, 'id')!, position: numberOf(values, 'channel') } });
     return { text: reEnabledWords(view.type) };
   },
 };

@@ -11,7 +11,6 @@ function summarize(payload: Record<string, unknown>): string {
 
 export const inboxCommand: Command = {
   name: 'inbox',
-  usage: 'inbox',
   summary: 'Your last 10 notifications',
   async run({ ctx }) {
     const { notifications } = await listNotifications({ ctx, input: { limit: '10' } });

@@ -7,7 +7,9 @@ import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
 import { testAlertCommand } from './test-alert.js';
-import { tokenCommand } from './token.js';
+import { revokeCommand, tokenCommand, tokensCommand } from './token.js';
+import { decodeButton } from '../../domain/button-actions.js';
+import { checkValues, pickSubcommand, valuesFromWords, type ParamValue, type Values } from './params.js';
 import type { BotReply, ChatInfo, Command } from './types.js';
 import { unwatchCommand, watchCommand } from './watch.js';
 import { watchlistCommand } from './watchlist.js';
@@ -15,6 +17,7 @@ import { watchlistsCommand } from './watchlists.js';
 
 export type { BotButton, BotReply, ChatInfo, Command } from './types.js';
 export { GENERIC_FAILURE } from './replies.js';
+export type { Param } from './params.js';
 
 /** Every command of both bots, in menu order. An explicit list: nothing is loaded by file name. */
 export const COMMANDS: readonly Command[] = [
@@ -34,32 +37,73 @@ export const COMMANDS: readonly Command[] = [
   enableCommand,
   inboxCommand,
   tokenCommand,
+  tokensCommand,
+  revokeCommand,
 ];
 
 const byName = new Map(COMMANDS.map((c) => [c.name, c]));
 
-/** `"/search@OddsBot foo"` or `"search foo"` → `["search", "foo"]`-ish parts. */
-function parse(text: string): { name: string; rest: string } {
-  const trimmed = text.trim();
-  const space = trimmed.search(/\s/);
-  const head = space === -1 ? trimmed : trimmed.slice(0, space);
-  const rest = space === -1 ? '' : trimmed.slice(space).trim();
-  return { name: head.replace(/^\//, '').replace(/@.*$/, '').toLowerCase(), rest };
+/** A free-text message in a private chat: what to send instead. */
+export const FREE_TEXT_HINT = 'Send /search bitcoin to find a market, or /help for everything I can do.';
+export const STALE_BUTTON = 'This button no longer works. Send /help for the commands.';
+
+/** `"/search@OddsBot foo"` or `"search foo"` → the command name and its words. */
+function parse(text: string): { name: string; words: string[] } {
+  const [head = '', ...words] = text.trim().split(/\s+/);
+  return { name: head.replace(/^\//, '').replace(/@.*$/, '').toLowerCase(), words };
 }
 
-/** The one entry of the command layer: a line of text in, a reply out. Never throws. */
-export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: string): Promise<BotReply> {
-  const { name, rest } = parse(text);
-  const command = byName.get(name);
-  if (!command) return { text: `Unknown command "${name}". Send /help for the list.` };
+/**
+ * Runs one command on already-read parameters, with the one error boundary of the command layer.
+ * `read` turns the platform's input into the declared values (it throws a UsageError naming a
+ * wrong word). Never throws.
+ */
+async function runWith(ctx: ServiceContext, chat: ChatInfo, command: Command, read: () => { values: Values; subcommand?: string }): Promise<BotReply> {
   let reply: BotReply;
   try {
-    reply = await command.run({ ctx, chat, args: rest === '' ? [] : rest.split(/\s+/), rest });
+    const { values, subcommand } = read();
+    reply = await command.run({ ctx, chat, values, ...(subcommand ? { subcommand } : {}) });
   } catch (err) {
-    reply = errorReply(err, command, ctx.logger);
+    reply = errorReply(err, command, chat.kind, ctx.logger);
   }
   return command.answersTapPrivately ? { ...reply, tapperOnly: true } : reply;
 }
 
-/** A button's action (`pause:<id>`, `enable:<id>:<position>`) as the command text it stands for (`pause <id>`). */
-export const actionToText = (action: string): string => action.split(':').join(' ');
+function fromWords(command: Command, words: readonly string[]) {
+  const picked = pickSubcommand(command, words);
+  return { values: valuesFromWords(picked.params, picked.words), ...(picked.subcommand ? { subcommand: picked.subcommand } : {}) };
+}
+
+/** A line of text in (Telegram, or any typed command), a reply out. Never throws. */
+export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: string): Promise<BotReply> {
+  const { name, words } = parse(text);
+  const command = byName.get(name);
+  if (!command) return { text: `Unknown command "${name}". Send /help for the list.`, failed: true };
+  return runWith(ctx, chat, command, () => fromWords(command, words));
+}
+
+/** A tapped button's data (`pause:<id>`, see domain/button-actions.ts) in, a reply out. Never throws. */
+export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: string): Promise<BotReply> {
+  const decoded = decodeButton(data);
+  const command = decoded && byName.get(decoded.command);
+  if (!decoded || !command) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
+  return runWith(ctx, chat, command, () => fromWords(command, decoded.words));
+}
+
+/**
+ * Typed values in (Discord's options: the platform already typed them), each checked against its
+ * declaration like a typed word. Never throws.
+ */
+export async function runWithValues(
+  ctx: ServiceContext,
+  chat: ChatInfo,
+  name: string,
+  given: { subcommand?: string; values: Readonly<Record<string, ParamValue>> },
+): Promise<BotReply> {
+  const command = byName.get(name);
+  if (!command) return { text: `Unknown command "${name}". Send /help for the list.`, failed: true };
+  return runWith(ctx, chat, command, () => ({ values: checkValues(command, given), ...(given.subcommand ? { subcommand: given.subcommand } : {}) }));
+}
+
+/** Commands whose answer the whole chat may see; the rest are about the caller's own data. */
+export const isPublicCommand = (name: string): boolean => byName.get(name)?.publicAnswer === true;

@@ -1,14 +1,18 @@
 import { searchByKeyphrases, searchByTags } from '../../services/search/index.js';
-import { UsageError, type Command } from './types.js';
+import { encodeButton } from '../../domain/button-actions.js';
+import { textOf } from './params.js';
+import type { BotButton, Command } from './types.js';
 
 const TOP = 5;
 
 export const searchCommand: Command = {
   name: 'search',
-  usage: 'search <words> | search tag:<slug> [tag:<slug> ...]',
+  params: [{ kind: 'text', name: 'query', help: 'Words, or tag:<slug> [tag:<slug> ...]', rest: true }],
   summary: 'Find open events',
-  async run({ ctx, args, rest }) {
-    if (args.length === 0) throw new UsageError();
+  publicAnswer: true,
+  async run({ ctx, values }) {
+    const rest = textOf(values, 'query')!;
+    const args = rest.split(/\s+/);
     const tags = args.filter((a) => a.startsWith('tag:')).map((a) => a.slice(4));
     const words = args.filter((a) => !a.startsWith('tag:')).join(' ');
     const results =
@@ -26,7 +30,10 @@ export const searchCommand: Command = {
     });
     return {
       text: blocks.join('\n\n'),
-      buttons: results.map((e) => [{ label: `Watch: ${e.title.slice(0, 40)}`, action: `watch:${e.id}` }]),
+      buttons: results.flatMap((e): BotButton[][] => {
+        const action = encodeButton('watch', e.id);
+        return action ? [[{ label: `Watch: ${e.title.slice(0, 40)}`, action }]] : [];
+      }),
     };
   },
 };

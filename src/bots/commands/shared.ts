@@ -1,6 +1,8 @@
+import { DEFAULT_TRIGGER_INTERVAL } from '../../domain/enums.js';
 import type { WatchlistView } from '../../services/watchlists/index.js';
 import type { Channel, SubscriptionView } from '../../services/subscriptions/index.js';
-import type { ChatInfo } from './types.js';
+import { encodeButton } from '../../domain/button-actions.js';
+import type { BotButton, ChatInfo } from './types.js';
 
 /** `a, b or c`: a list as a sentence says it. */
 export function listWords(words: readonly string[]): string {
@@ -16,7 +18,7 @@ export function describeSubscription(s: SubscriptionView): string {
   const params = 'params' in s.rule ? s.rule.params : undefined;
   const what = s.marketQuestion ?? s.eventTitle ?? s.watchlistName;
   const rule = params ? `${s.rule.type} ${params.thresholdPercent}%` : s.rule.type;
-  const when = s.triggerType === 'One Time' ? 'once' : `every ${s.triggerInterval ?? '30m'}`;
+  const when = s.triggerType === 'One Time' ? 'once' : `every ${s.triggerInterval ?? DEFAULT_TRIGGER_INTERVAL}`;
   const status = s.status.enabled ? 'active' : `paused (${s.status.reason})`;
   return `• ${s.subscriptionId}: ${rule} on "${what}", ${when} — ${status}`;
 }
@@ -26,4 +28,16 @@ export function chatChannel(chat: ChatInfo): Channel {
   if (chat.channel) return chat.channel;
   if (chat.kind === 'telegram') return { type: 'Telegram', settings: { telegramChatId: Number(chat.chatId) } };
   return { type: 'In App' };
+}
+
+/**
+ * The buttons under an answer about one alert: the first toggles it (Pause or Resume), the second
+ * deletes it. None when the alert's id would not fit a button.
+ */
+export function alertButtons(subscriptionId: string, toggle: 'Pause' | 'Resume', ...more: 'Delete'[]): BotButton[][] {
+  const row: { label: string; action: string | undefined }[] = [
+    { label: toggle, action: encodeButton(toggle === 'Pause' ? 'pause' : 'resume', subscriptionId) },
+    ...more.map((label) => ({ label, action: encodeButton('delete', subscriptionId) })),
+  ];
+  return row.every((b): b is BotButton => b.action !== undefined) ? [row] : [];
 }

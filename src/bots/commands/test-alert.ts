@@ -1,7 +1,7 @@
 import { testChannel, type TestSendResult } from '../../services/channels/index.js';
 import type { Channel } from '../../services/subscriptions/index.js';
 import { chatChannel } from './shared.js';
-import { UsageError, type Command } from './types.js';
+import type { Command } from './types.js';
 
 export const TEST_SENT = 'Test alert sent ✓';
 
@@ -29,10 +29,8 @@ function failureWords(channel: Channel, result: TestSendResult): string {
 /** "Send a test alert here": a sample alert, labelled Test, to where `/alert` in this chat would send. */
 export const testAlertCommand: Command = {
   name: 'testalert',
-  usage: 'testalert',
   summary: 'Send a test alert to this chat, to check alerts reach it',
-  async run({ ctx, chat, args }) {
-    if (args.length > 0) throw new UsageError();
+  async run({ ctx, chat }) {
     const channel = chatChannel(chat);
     if (channel.type === 'In App') return { text: NOTHING_TO_TEST };
     const result = await testChannel({ ctx, input: channel });

@@ -1,3 +1,4 @@
+import type { Signature, Values } from './params.js';
 import type { ServiceContext } from '../../services/context.js';
 import type { Channel } from '../../services/subscriptions/index.js';
 
@@ -11,7 +12,7 @@ export interface ChatInfo {
 
 export interface BotButton {
   label: string;
-  /** `<command>:<argument>`, e.g. `watch:123`; run as the command `watch 123`. */
+  /** The tap's data, written by `encodeButton` (domain/button-actions.ts). */
   action: string;
 }
 
@@ -25,25 +26,26 @@ export interface BotReply {
   privateMessage?: string;
   /** When the command came from a button tap: answer the tapper alone, nothing in the chat. */
   tapperOnly?: boolean;
+  /** The answer is a failure (wrong word, not found): Discord shows it to the caller alone. */
+  failed?: boolean;
 }
 
 export interface CommandInput {
   ctx: ServiceContext;
   chat: ChatInfo;
-  /** The words after the command name. */
-  args: string[];
-  /** The text after the command name, as typed (spaces kept). */
-  rest: string;
+  /** The declared parameters, parsed and checked (see params.ts). */
+  values: Values;
+  /** The subcommand, for a command declared with subcommands. */
+  subcommand?: string;
 }
 
-export interface Command {
-  name: string;
-  /** One line: `alert <market id> <type> <percent>`. */
-  usage: string;
+export interface Command extends Signature {
   summary: string;
   run(input: CommandInput): Promise<BotReply>;
   /** A button tap on this command is answered to the tapper alone (Telegram: a popup, no chat message). */
   answersTapPrivately?: boolean;
+  /** Its answer is for the whole chat (help, search); every other answer is about the caller's own data. */
+  publicAnswer?: boolean;
 }
 
 /** Bad arguments: answered with the command's usage line. */

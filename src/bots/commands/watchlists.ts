@@ -4,7 +4,6 @@ import type { Command } from './types.js';
 
 export const watchlistsCommand: Command = {
   name: 'watchlists',
-  usage: 'watchlists',
   summary: 'Your watchlists',
   async run({ ctx }) {
     const all = await listWatchlists({ ctx, input: {} });

@@ -3,7 +3,7 @@ import { apiThrottler } from '@grammyjs/transformer-throttler';
 import { Bot } from 'grammy';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { SystemDeps } from '../../services/context.js';
-import { actionToText, COMMANDS, runCommand } from '../commands/index.js';
+import { COMMANDS, FREE_TEXT_HINT, runButton, runCommand } from '../commands/index.js';
 import { chatInfo, type OddsContext } from './context.js';
 import { sendReply } from './reply.js';
 
@@ -58,13 +58,20 @@ export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBot
     await sendReply(ctx, await runCommand(ctx.services, chat, text));
   });
 
+  // Words without a command in a private chat: say what to send instead of staying silent. In a
+  // group the chat is the members' own: the bot only listens for commands there.
+  bot.on('message:text', async (ctx) => {
+    if (ctx.chat.type !== 'private' || ctx.message.text.startsWith('/')) return;
+    await ctx.reply(FREE_TEXT_HINT);
+  });
+
   bot.on('callback_query:data', async (ctx) => {
     const chat = chatInfo(ctx);
     if (!chat) {
       await ctx.answerCallbackQuery({ text: 'This button no longer works here' });
       return;
     }
-    const reply = await runCommand(ctx.services, chat, actionToText(ctx.callbackQuery.data));
+    const reply = await runButton(ctx.services, chat, ctx.callbackQuery.data);
     if (reply.tapperOnly) {
       // Telegram's only private answer in a group: the callback's popup (at most 200 characters).
       await ctx.answerCallbackQuery({ text: reply.text.slice(0, 200), show_alert: true });

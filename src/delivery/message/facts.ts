@@ -1,3 +1,4 @@
+import { encodeButton } from '../../domain/button-actions.js';
 import { PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
 import { child, num, parseJsonArray, str } from '../senders/summary.js';
 
@@ -173,10 +174,13 @@ function ruleButtons(alert: FiredAlert, short: string | undefined, test: boolean
   const subscriptionId = str(alert.payload, 'subscriptionId');
   const rule = alert.rule;
   if (test || !subscriptionId || !rule || !rule.enabled || rule.triggerType !== 'Recurring') return [];
+  const pause = encodeButton('pause', subscriptionId);
+  const remove = encodeButton('delete', subscriptionId);
+  if (!pause || !remove) return [];
   const named = short ? ` ${short}` : ' alert';
   return [
-    { label: `Pause${named}`, action: `pause:${subscriptionId}`, danger: false },
-    { label: `Delete${named}`, action: `delete:${subscriptionId}`, danger: true },
+    { label: `Pause${named}`, action: pause, danger: false },
+    { label: `Delete${named}`, action: remove, danger: true },
   ];
 }
 

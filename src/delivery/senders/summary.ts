@@ -1,5 +1,7 @@
 // What Discord and Telegram both show of a notification, read defensively from the stored payload.
 
+import { encodeButton } from '../../domain/button-actions.js';
+
 /** The first line of a test send in chat (POST /channels/test). */
 export const TEST_LABEL = 'Test: a sample alert, no rule fired';
 
@@ -96,18 +98,6 @@ export function summarizeNotification(payload: Record<string, unknown>): Notific
  * An endpoint_health_notification (docs/delivery.md "Endpoint health") or feed_health_notification
  * ("Feed health") as chat shows it: a title and the payload's own message. Undefined for a rule's firing.
  */
-/** Telegram's callback_data is at most 64 bytes; Discord's custom_id 100 characters. */
-const MAX_ACTION_BYTES = 64;
-
-/**
- * The bots' `enable` command for a disabled channel, as a button action (`enable:<id>:<position>`);
- * undefined when it would not fit a Telegram button, so no button is shown rather than a broken one.
- */
-export function reEnableAction(subscriptionId: string, position: number): string | undefined {
-  const action = `enable:${subscriptionId}:${position}`;
-  return Buffer.byteLength(action) <= MAX_ACTION_BYTES ? action : undefined;
-}
-
 export function summarizeHealthNotice(
   payload: Record<string, unknown>,
 ): { title: string; message: string; reEnableAction?: string } | undefined {
@@ -122,7 +112,7 @@ export function summarizeHealthNotice(
   const disabled = str(payload, 'event') === 'endpoint_disabled';
   const subscriptionId = str(payload, 'subscriptionId');
   const position = (payload.channel as { position?: unknown } | undefined)?.position;
-  const action = disabled && subscriptionId && typeof position === 'number' ? reEnableAction(subscriptionId, position) : undefined;
+  const action = disabled && subscriptionId && typeof position === 'number' ? encodeButton('enable', subscriptionId, position) : undefined;
   return {
     title: disabled ? 'Alert channel disabled' : 'Alert channel failing',
     message: str(payload, 'message') ?? 'One of your alert channels is failing.',

@@ -14,10 +14,13 @@ import { futureDate, Id, isSafeText, UNSAFE_TEXT_MESSAGE } from '../schemas.js';
 // The engine's smallest step as the percentage a user writes (0.01).
 const MIN_STEP_PERCENT = Number((MIN_STEP * 100).toPrecision(12));
 
+/** A price rule's threshold, a percentage strictly between these bounds (chat parsers read them too). */
+export const THRESHOLD_PERCENT = { above: 0, below: 100 } as const;
+
 const ThresholdPercent = z
   .number({ error: 'threshold_percent must be a number' })
-  .gt(0, 'threshold_percent must be greater than 0')
-  .lt(100, 'threshold_percent must be less than 100');
+  .gt(THRESHOLD_PERCENT.above, `threshold_percent must be greater than ${THRESHOLD_PERCENT.above}`)
+  .lt(THRESHOLD_PERCENT.below, `threshold_percent must be less than ${THRESHOLD_PERCENT.below}`);
 
 const PriceTypeConfig = z.strictObject({
   type: z.enum(PRICE_RULE_TYPES),

@@ -1,5 +1,5 @@
 export { authenticateBearer } from './authenticate.js';
 export { createToken, insertToken } from './issue.js';
-export { listTokens } from './list.js';
+export { listTokens, type TokenSummary } from './list.js';
 export { revokeToken } from './revoke.js';
 export { liveTokenIds } from './live.js';

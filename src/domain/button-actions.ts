@@ -1,0 +1,36 @@
+// The button protocol shared by the bots and the alert senders: a tap carries `<command>:<arg>:…`,
+// which the bot runs as the command with those words. Written and read only here.
+
+/** Telegram's callback_data is at most 64 bytes; Discord's custom_id at most 100 characters. */
+const MAX_TELEGRAM_BYTES = 64;
+const MAX_DISCORD_CHARS = 100;
+const SEPARATOR = ':';
+
+/** The commands a button may stand for, with the arguments each takes. */
+export interface ButtonActions {
+  pause: [subscriptionId: string];
+  resume: [subscriptionId: string];
+  delete: [subscriptionId: string];
+  enable: [subscriptionId: string, position: number];
+  watch: [eventId: string];
+}
+export type ButtonCommand = keyof ButtonActions;
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch']);
+
+/**
+ * A button's data, or undefined when it would not fit both platforms (or an argument holds the
+ * separator): the caller then shows no button rather than a broken one.
+ */
+export function encodeButton<C extends ButtonCommand>(command: C, ...args: ButtonActions[C]): string | undefined {
+  const words = args.map(String);
+  if (words.some((w) => w === '' || w.includes(SEPARATOR))) return undefined;
+  const data = [command, ...words].join(SEPARATOR);
+  return Buffer.byteLength(data) <= MAX_TELEGRAM_BYTES && data.length <= MAX_DISCORD_CHARS ? data : undefined;
+}
+
+/** A tapped button's data as the command and its words; undefined for data this protocol never wrote. */
+export function decodeButton(data: string): { command: ButtonCommand; words: string[] } | undefined {
+  const [command, ...words] = data.split(SEPARATOR);
+  if (!command || !BUTTON_COMMANDS.has(command) || words.some((w) => w === '')) return undefined;
+  return { command: command as ButtonCommand, words };
+}
