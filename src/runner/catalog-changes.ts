@@ -6,7 +6,6 @@ import {
   type CatalogChangeKind,
   type EventStatusScope,
   type EventStatusTrigger,
-  type StatusReason,
 } from '../domain/enums.js';
 import type { Logger } from '../logger.js';
 import { announceSubscriptionChange } from '../services/watchlists/changes.js';
@@ -14,6 +13,7 @@ import { loadChannels, lockSubscription } from './fire.js';
 import { insertNotificationWithDeliveries, payloadChannels } from './notify.js';
 import { fanOutToDemoWebhooks } from '../delivery/demo-fanout.js';
 import { venueEncodedOutcomes } from '../domain/outcomes.js';
+import { armedOutcome, statusColumns, statusOf, transition } from '../domain/subscription-status.js';
 
 export interface CatalogChange {
   id: number;
@@ -119,7 +119,8 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
   async function notify(subscriptionId: string, change: CatalogChange, event: EventRow, notice: StatusNotice): Promise<void> {
     await db.transaction(async (tx) => {
       const sub = await lockSubscription(tx, subscriptionId);
-      if (!sub || !sub.enabled) return;
+      const next = sub && transition(statusOf(sub), { kind: 'catalog notified' });
+      if (!sub || next?.kind !== 'change') return;
       const [wl] = await tx.select({ name: watchlists.name }).from(watchlists).where(eq(watchlists.id, sub.watchlistId));
       const channels = await loadChannels(tx, sub.id);
       const m = notice.market;
@@ -147,7 +148,7 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
       if (id === null) return;
       await tx
         .update(subscriptions)
-        .set({ enabled: true, statusReason: 'Triggered', triggerCount: sql`${subscriptions.triggerCount} + 1`, lastTriggeredAt: change.detectedAt })
+        .set({ ...statusColumns(next.status), triggerCount: sql`${subscriptions.triggerCount} + 1`, lastTriggeredAt: change.detectedAt })
         .where(eq(subscriptions.id, sub.id));
     });
   }
@@ -155,18 +156,18 @@ export function createCatalogChangeConsumer(options: CatalogChangeConsumerOption
   /** Event closes → its Event-scoped rules stop; market closes → its Market-scoped rules stop. */
   async function close(change: CatalogChange): Promise<void> {
     let where;
-    let reason: StatusReason;
+    let closing: 'event closed' | 'market closed';
     if (change.kind === 'closed_event') {
       where = and(eq(subscriptions.scope, 'Event'), eq(subscriptions.eventId, change.eventId));
-      reason = 'Event closed';
+      closing = 'event closed';
     } else if (change.kind === 'closed_market' && change.marketId) {
       where = and(eq(subscriptions.scope, 'Market'), eq(subscriptions.marketId, change.marketId));
-      reason = 'Market closed';
+      closing = 'market closed';
     } else return;
     await db.transaction(async (tx) => {
       const closed = await tx
         .update(subscriptions)
-        .set({ enabled: false, statusReason: reason })
+        .set(statusColumns(armedOutcome({ kind: closing })))
         .where(and(where, eq(subscriptions.enabled, true)))
         .returning({ id: subscriptions.id });
       for (const { id } of closed) await announceSubscriptionChange(tx, id);

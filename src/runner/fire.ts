@@ -9,6 +9,7 @@ import {
   watchlists,
 } from '../db/schema/index.js';
 import type { Firing } from '../engine/rules.js';
+import { statusOf, transition, type SubscriptionStatus } from '../domain/subscription-status.js';
 import { payloadChannels, type ChannelRow } from './notify.js';
 import { writeNotificationsOnce } from '../delivery/enqueue.js';
 
@@ -174,14 +175,15 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
   }
 
   // The state changes of writeFiring, applied in memory in batch order.
-  const enabled = new Map([...subs.values()].map((s) => [s.id, s.enabled]));
+  const status = new Map<string, SubscriptionStatus>([...subs.values()].map((s) => [s.id, statusOf(s)]));
   const outcomes: FireOutcome[] = [];
   const written: { sub: SubscriptionRow; firing: Firing; channels: ChannelRow[]; payload: Record<string, unknown>; dedupeKey: string }[] = [];
   for (const { firing, ctx } of batch) {
     const sub = subs.get(firing.subscriptionId);
     const place = placeByMarket.get(firing.marketId);
     const watchlistName = sub ? watchlistNames.get(sub.watchlistId) : undefined;
-    if (!sub || !enabled.get(sub.id) || !place || watchlistName === undefined) {
+    const next = sub && transition(status.get(sub.id)!, { kind: 'price fired', triggerType: sub.triggerType });
+    if (!sub || next?.kind !== 'change' || !place || watchlistName === undefined) {
       outcomes.push('skipped');
       continue;
     }
@@ -194,7 +196,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
       dedupeKey: priceDedupeKey(firing, ctx),
     });
     outcomes.push('written');
-    if (sub.triggerType === 'One Time') enabled.set(sub.id, false);
+    status.set(sub.id, next.status);
   }
   if (written.length === 0) return outcomes;
 
@@ -211,22 +213,22 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
   );
   if (ids.includes(null)) throw new ReplayInBatch();
 
-  const perSub = new Map<string, { enabled: boolean; count: number; lastAt: Date }>();
+  const perSub = new Map<string, { status: SubscriptionStatus; count: number; lastAt: Date }>();
   const perMarket = new Map<string, { subscriptionId: string; marketId: string; lastFiredAt: Date }>();
   for (const { sub, firing } of written) {
     const at = new Date(firing.atMs);
     const prev = perSub.get(sub.id);
-    perSub.set(sub.id, { enabled: enabled.get(sub.id)!, count: (prev?.count ?? 0) + 1, lastAt: at });
+    perSub.set(sub.id, { status: status.get(sub.id)!, count: (prev?.count ?? 0) + 1, lastAt: at });
     perMarket.set(`${sub.id}:${firing.marketId}`, { subscriptionId: sub.id, marketId: firing.marketId, lastFiredAt: at });
   }
   const values = sql.join(
-    [...perSub].map(([id, u]) => sql`(${id}, ${u.enabled}::boolean, ${u.count}::int, ${u.lastAt.toISOString()}::timestamptz)`),
+    [...perSub].map(([id, u]) => sql`(${id}, ${u.status.enabled}::boolean, ${u.status.reason}::text, ${u.count}::int, ${u.lastAt.toISOString()}::timestamptz)`),
     sql`, `,
   );
   await tx.execute(sql`
-    update subscriptions as s set enabled = v.enabled, status_reason = 'Triggered',
+    update subscriptions as s set enabled = v.enabled, status_reason = v.reason,
       trigger_count = s.trigger_count + v.n, last_triggered_at = v.at
-    from (values ${values}) as v(id, enabled, n, at) where s.id = v.id`);
+    from (values ${values}) as v(id, enabled, reason, n, at) where s.id = v.id`);
   await tx
     .insert(subscriptionMarketState)
     .values([...perMarket.values()])
