@@ -10,7 +10,7 @@ import {
 } from '../db/schema/index.js';
 import type { Firing } from '../engine/rules.js';
 import { statusOf, transition, type SubscriptionStatus } from '../domain/subscription-status.js';
-import { payloadChannels, type ChannelRow } from './notify.js';
+import { pricePayload, type ChannelRow } from '../delivery/payloads.js';
 import { writeNotificationsOnce } from '../delivery/enqueue.js';
 
 export interface FiringContext {
@@ -33,72 +33,13 @@ export type FireOutcome = 'written' | 'duplicate' | 'skipped';
 export const priceDedupeKey = (f: Pick<Firing, 'subscriptionId' | 'marketId' | 'atMs'>, ctx: Pick<FiringContext, 'sourceTimestampMs'>) =>
   `${f.subscriptionId}:${f.marketId}:${ctx.sourceTimestampMs ?? f.atMs}`;
 
-/** Locks the subscription row; undefined when it is gone. */
-export async function lockSubscription(tx: Tx, subscriptionId: string) {
-  const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for('update');
-  return sub;
-}
-
-export async function loadChannels(tx: Tx, subscriptionId: string): Promise<ChannelRow[]> {
-  return tx
-    .select({ position: subscriptionChannels.position, type: subscriptionChannels.type, settings: subscriptionChannels.settings })
-    .from(subscriptionChannels)
-    .where(eq(subscriptionChannels.subscriptionId, subscriptionId))
-    .orderBy(asc(subscriptionChannels.position));
-}
-
 type SubscriptionRow = typeof subscriptions.$inferSelect;
-interface FiringPlace {
-  market: { id: string; question: string };
-  event: { id: string; title: string; slug: string };
-  watchlistName: string;
-}
 
 /** The catalog fields a price payload names (not the whole rows: descriptions, outcomes, images). */
 const PLACE_COLUMNS = {
   market: { id: catalogMarkets.id, question: catalogMarkets.question },
   event: { id: catalogEvents.id, title: catalogEvents.title, slug: catalogEvents.slug },
 };
-
-/** The spec's `price_notification` payload of one firing. */
-function pricePayload(
-  sub: SubscriptionRow,
-  where: FiringPlace,
-  channels: readonly ChannelRow[],
-  firing: Firing,
-  ctx: FiringContext,
-): Record<string, unknown> {
-  return {
-    type: 'price_notification',
-    userId: sub.accountId,
-    createdAt: new Date().toISOString(),
-    subscriptionId: sub.id,
-    watchlistId: sub.watchlistId,
-    watchlistName: where.watchlistName,
-    eventId: where.event.id,
-    eventTitle: where.event.title,
-    marketId: where.market.id,
-    marketQuestion: where.market.question,
-    polymarketSlug: where.event.slug,
-    clobTokenId: firing.token,
-    subscriptionScope: sub.scope,
-    subscriptionTypeConfig: { type: sub.type, config: { params: { threshold_percent: sub.thresholdPercent } } },
-    triggerType: sub.triggerType,
-    detectedValue: firing.price,
-    detectedAt: new Date(firing.atMs).toISOString(),
-    detectedAtMs: firing.atMs,
-    sentFromPolymarketAtMs: ctx.receivedAtMs,
-    channels: payloadChannels(channels),
-    detectionDetails: {
-      detectedValue: firing.price,
-      detectedTimeMs: firing.atMs,
-      priceChangeTimeMs: String(ctx.sourceTimestampMs ?? ctx.receivedAtMs),
-      ...(firing.previousPrice !== null ? { previousValue: firing.previousPrice } : {}),
-      ...(firing.levels ? { levels: [...firing.levels] } : {}),
-    },
-    ...(ctx.sourceEvent !== undefined ? { polymarketSourceEvent: ctx.sourceEvent } : {}),
-  };
-}
 
 /**
  * Writes one firing atomically (its own transaction, or a savepoint in the caller's): the
