@@ -8,6 +8,9 @@ import type { Firing } from '../engine/rules.js';
 // outbox stores and sends them as given. Key order is the wire order, so it is kept as built.
 // The health notices are ours and shaped differently (delivery/health-notice.ts, runner/feed-health.ts).
 
+export const PRICE_NOTIFICATION = 'price_notification';
+const EVENT_STATUS_NOTIFICATION = 'event_status_notification';
+
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type MarketRow = typeof catalogMarkets.$inferSelect;
 type EventRow = typeof catalogEvents.$inferSelect;
@@ -50,7 +53,7 @@ export function pricePayload(
   source: PriceSource,
 ): Record<string, unknown> {
   return {
-    type: 'price_notification',
+    type: PRICE_NOTIFICATION,
     userId: sub.accountId,
     createdAt: new Date().toISOString(),
     subscriptionId: sub.id,
@@ -90,7 +93,7 @@ export interface StatusNotice {
 
 /** The event status payload's parts that do not depend on who receives it. */
 export interface StatusPayloadBase {
-  type: 'event_status_notification';
+  type: typeof EVENT_STATUS_NOTIFICATION;
   eventStatusScope: EventStatusScope;
   triggerType: EventStatusTrigger;
   createdAt: string;
@@ -100,7 +103,7 @@ export interface StatusPayloadBase {
 export function statusPayloadBase(event: EventRow, notice: StatusNotice, detectedAt: Date): StatusPayloadBase {
   const m = notice.market;
   return {
-    type: 'event_status_notification',
+    type: EVENT_STATUS_NOTIFICATION,
     eventStatusScope: notice.scope,
     triggerType: notice.trigger,
     createdAt: new Date().toISOString(),

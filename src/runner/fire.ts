@@ -10,7 +10,7 @@ import {
 } from '../db/schema/index.js';
 import type { Firing } from '../engine/rules.js';
 import { statusOf, transition, type SubscriptionStatus } from '../domain/subscription-status.js';
-import { pricePayload, type ChannelRow } from '../delivery/payloads.js';
+import { PRICE_NOTIFICATION, pricePayload, type ChannelRow } from '../delivery/payloads.js';
 import { writeNotificationsOnce } from '../delivery/enqueue.js';
 
 export interface FiringContext {
@@ -146,7 +146,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
     written.map((w) => ({
       accountId: w.sub.accountId,
       subscriptionId: w.sub.id,
-      type: 'price_notification' as const,
+      type: PRICE_NOTIFICATION,
       payload: w.payload,
       dedupeKey: w.dedupeKey,
       channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
