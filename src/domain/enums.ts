@@ -37,14 +37,24 @@ export const TRIGGER_INTERVAL_MS: Record<TriggerInterval, number> = {
   '24h': 24 * 60 * MINUTE,
 };
 
+// Named once here; only src/domain/subscription-status.ts decides which one a subscription gets.
+export const STATUS_REASON = {
+  created: 'Created',
+  updated: 'Updated',
+  triggered: 'Triggered',
+  pausedByUser: 'Paused by user',
+  restartedByUser: 'Restarted by user',
+  eventClosed: 'Event closed',
+  marketClosed: 'Market closed',
+} as const;
 export const STATUS_REASONS = [
-  'Created',
-  'Updated',
-  'Triggered',
-  'Paused by user',
-  'Restarted by user',
-  'Event closed',
-  'Market closed',
+  STATUS_REASON.created,
+  STATUS_REASON.updated,
+  STATUS_REASON.triggered,
+  STATUS_REASON.pausedByUser,
+  STATUS_REASON.restartedByUser,
+  STATUS_REASON.eventClosed,
+  STATUS_REASON.marketClosed,
 ] as const;
 export type StatusReason = (typeof STATUS_REASONS)[number];
 

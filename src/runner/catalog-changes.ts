@@ -1,27 +1,13 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { catalogChanges, catalogEvents, catalogMarkets, changeReaderPositions, subscriptions, watchlists } from '../db/schema/index.js';
-import {
-  CATALOG_RULE_TYPE,
-  type CatalogChangeKind,
-  type EventStatusScope,
-  type EventStatusTrigger,
-  type StatusReason,
-} from '../domain/enums.js';
 import type { Logger } from '../logger.js';
-import { announceSubscriptionChange } from '../services/watchlists/changes.js';
-import { loadChannels, lockSubscription } from './fire.js';
-import { insertNotificationWithDeliveries, payloadChannels } from './notify.js';
 import { fanOutToDemoWebhooks } from '../delivery/demo-fanout.js';
-import { venueEncodedOutcomes } from '../domain/outcomes.js';
+import { statusPayloadBase } from '../delivery/payloads.js';
+import { closeSubscriptions, loadEvent, matchingSubscriptions, notifySubscription } from './catalog-effects.js';
+import { readChanges, savePosition, storedPosition } from './catalog-feed.js';
+import { changesEventMarkets, closingOf, noticesFor, type CatalogChange } from './catalog-notices.js';
 
-export interface CatalogChange {
-  id: number;
-  kind: CatalogChangeKind;
-  eventId: string;
-  marketId: string | null;
-  detectedAt: Date;
-}
+// The engine's consumer of catalog changes: reads the feed (catalog-feed.ts), decides what each
+// change means (catalog-notices.ts) and writes its effects (catalog-effects.ts), one change at a time.
 
 export interface CatalogChangeConsumerOptions {
   database: Database;
@@ -37,9 +23,6 @@ export interface CatalogChangeConsumerOptions {
   afterId?: number;
 }
 
-/** Every engine process reads all changes under this one name; replays write nothing new (dedupe keys). */
-const READER = 'engine';
-
 export interface CatalogChangeConsumer {
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -48,182 +31,42 @@ export interface CatalogChangeConsumer {
   readonly lastId: number;
 }
 
-export type MarketRow = typeof catalogMarkets.$inferSelect;
-export type EventRow = typeof catalogEvents.$inferSelect;
+const CHANGES_PER_READ = 200;
 
-export interface StatusNotice {
-  scope: EventStatusScope;
-  trigger: EventStatusTrigger;
-  market: MarketRow | undefined;
-}
-
-/** The event status payload's fields that do not depend on who receives it. */
-export function statusPayload(change: CatalogChange, event: EventRow, notice: StatusNotice) {
-  const m = notice.market;
-  return {
-    type: 'event_status_notification' as const,
-    eventStatusScope: notice.scope,
-    triggerType: notice.trigger,
-    createdAt: new Date().toISOString(),
-    fields: {
-      eventId: event.id,
-      eventTitle: event.title,
-      ...(m
-        ? {
-            marketId: m.id,
-            marketQuestion: m.question,
-            ...venueEncodedOutcomes(m),
-          }
-        : {}),
-      polymarketSlug: event.slug,
-      detectedAt: change.detectedAt.toISOString(),
-      detectedAtMs: change.detectedAt.getTime(),
-    },
-  };
-}
-
-/** What a change announces (spec: Events, event status notification kinds and rules). */
-export function noticesFor(change: CatalogChange, markets: readonly MarketRow[]): StatusNotice[] {
-  const market = markets.find((m) => m.id === change.marketId);
-  switch (change.kind) {
-    case 'new_event':
-      return markets.map((m) => ({ scope: 'Market', trigger: 'Open', market: m }));
-    case 'new_market':
-      return market ? [{ scope: 'Market', trigger: 'Open', market }] : [];
-    case 'closed_market':
-      return market ? [{ scope: 'Market', trigger: 'Closed', market }] : [];
-    case 'closed_event':
-      return [{ scope: 'Event', trigger: 'Closed', market: markets.length === 1 ? markets[0] : undefined }];
+/** Every effect of one change: its notices to demo webhooks and catalog rules, the rules it stops, the engine told. */
+async function handleChange(options: CatalogChangeConsumerOptions, change: CatalogChange): Promise<void> {
+  const { database } = options;
+  const loaded = await loadEvent(database.db, change.eventId);
+  if (loaded) {
+    const bases = noticesFor(change, loaded.markets).map((notice) => statusPayloadBase(loaded.event, notice, change.detectedAt));
+    for (const base of bases) await fanOutToDemoWebhooks(database.db, base);
+    if (bases.length > 0) {
+      for (const subscriptionId of await matchingSubscriptions(database, change)) {
+        for (const base of bases) await notifySubscription(database.db, subscriptionId, base, change.detectedAt);
+      }
+    }
   }
+  const closing = closingOf(change);
+  if (closing) await closeSubscriptions(database.db, closing);
+  if (changesEventMarkets(change)) await options.onEventChanged?.(change.eventId);
 }
 
 export function createCatalogChangeConsumer(options: CatalogChangeConsumerOptions): CatalogChangeConsumer {
   const { database, logger } = options;
-  const db = database.db;
   let lastId = options.afterId ?? -1;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
 
-  async function matchingSubscriptions(change: CatalogChange): Promise<string[]> {
-    const rows = await database.rows<{ id: string }>(sql`
-      select s.id from subscriptions s
-      where s.enabled and s.type = ${CATALOG_RULE_TYPE} and (
-        (s.scope = 'Event' and s.event_id = ${change.eventId})
-        or (s.scope = 'Market' and s.market_id = ${change.marketId})
-        or (s.scope = 'Watchlist' and exists (
-          select 1 from watchlist_events we where we.watchlist_id = s.watchlist_id and we.event_id = ${change.eventId})))
-      order by s.id`);
-    return rows.map((r) => r.id);
-  }
-
-  async function notify(subscriptionId: string, change: CatalogChange, event: EventRow, notice: StatusNotice): Promise<void> {
-    await db.transaction(async (tx) => {
-      const sub = await lockSubscription(tx, subscriptionId);
-      if (!sub || !sub.enabled) return;
-      const [wl] = await tx.select({ name: watchlists.name }).from(watchlists).where(eq(watchlists.id, sub.watchlistId));
-      const channels = await loadChannels(tx, sub.id);
-      const m = notice.market;
-      const base = statusPayload(change, event, notice);
-      const payload: Record<string, unknown> = {
-        type: base.type,
-        userId: sub.accountId,
-        eventStatusScope: base.eventStatusScope,
-        triggerType: base.triggerType,
-        createdAt: base.createdAt,
-        subscriptionId: sub.id,
-        watchlistId: sub.watchlistId,
-        watchlistName: wl?.name ?? '',
-        ...base.fields,
-        channels: payloadChannels(channels),
-      };
-      const id = await insertNotificationWithDeliveries(tx, {
-        accountId: sub.accountId,
-        subscriptionId: sub.id,
-        type: 'event_status_notification',
-        payload,
-        dedupeKey: `${sub.id}:${notice.scope}:${notice.trigger}:${m?.id ?? event.id}`,
-        channels,
-      });
-      if (id === null) return;
-      await tx
-        .update(subscriptions)
-        .set({ enabled: true, statusReason: 'Triggered', triggerCount: sql`${subscriptions.triggerCount} + 1`, lastTriggeredAt: change.detectedAt })
-        .where(eq(subscriptions.id, sub.id));
-    });
-  }
-
-  /** Event closes → its Event-scoped rules stop; market closes → its Market-scoped rules stop. */
-  async function close(change: CatalogChange): Promise<void> {
-    let where;
-    let reason: StatusReason;
-    if (change.kind === 'closed_event') {
-      where = and(eq(subscriptions.scope, 'Event'), eq(subscriptions.eventId, change.eventId));
-      reason = 'Event closed';
-    } else if (change.kind === 'closed_market' && change.marketId) {
-      where = and(eq(subscriptions.scope, 'Market'), eq(subscriptions.marketId, change.marketId));
-      reason = 'Market closed';
-    } else return;
-    await db.transaction(async (tx) => {
-      const closed = await tx
-        .update(subscriptions)
-        .set({ enabled: false, statusReason: reason })
-        .where(and(where, eq(subscriptions.enabled, true)))
-        .returning({ id: subscriptions.id });
-      for (const { id } of closed) await announceSubscriptionChange(tx, id);
-    });
-  }
-
-  async function handle(change: CatalogChange): Promise<void> {
-    const [event] = await db.select().from(catalogEvents).where(eq(catalogEvents.id, change.eventId));
-    if (event) {
-      const markets = await db
-        .select()
-        .from(catalogMarkets)
-        .where(eq(catalogMarkets.eventId, change.eventId))
-        .orderBy(asc(catalogMarkets.position), asc(catalogMarkets.id));
-      const notices = noticesFor(change, markets);
-      for (const notice of notices) await fanOutToDemoWebhooks(db, statusPayload(change, event, notice), notice);
-      if (notices.length > 0) {
-        for (const subscriptionId of await matchingSubscriptions(change)) {
-          for (const notice of notices) await notify(subscriptionId, change, event, notice);
-        }
-      }
-    }
-    await close(change);
-    if (change.kind !== 'closed_event') await options.onEventChanged?.(change.eventId);
-  }
-
-  /** Where this reader left off; the first time, the newest change, stored at once so a stop before any change loses nothing. */
-  async function storedPosition(): Promise<number> {
-    const [stored] = await db.select().from(changeReaderPositions).where(eq(changeReaderPositions.reader, READER));
-    if (stored) return stored.lastChangeId;
-    const [row] = await database.rows<{ max: number | string | null }>(sql`select max(id) as max from catalog_changes`);
-    const newest = Number(row?.max ?? 0);
-    await savePosition(newest);
-    return newest;
-  }
-
-  /** Never moves back: another engine process may be further on. */
-  async function savePosition(id: number): Promise<void> {
-    await db
-      .insert(changeReaderPositions)
-      .values({ reader: READER, lastChangeId: id })
-      .onConflictDoUpdate({
-        target: changeReaderPositions.reader,
-        set: { lastChangeId: sql`greatest(${changeReaderPositions.lastChangeId}, excluded.last_change_id)`, updatedAt: sql`now()` },
-      });
-  }
-
   async function run(): Promise<number> {
-    if (lastId < 0) lastId = await storedPosition();
+    if (lastId < 0) lastId = await storedPosition(database);
     let done = 0;
     for (;;) {
-      const batch = await db.select().from(catalogChanges).where(gt(catalogChanges.id, lastId)).orderBy(asc(catalogChanges.id)).limit(200);
+      const batch = await readChanges(database, lastId, CHANGES_PER_READ);
       if (batch.length === 0) return done;
       for (const change of batch) {
-        await handle(change);
+        await handleChange(options, change);
         lastId = change.id;
-        await savePosition(lastId);
+        await savePosition(database, lastId);
         done++;
       }
     }

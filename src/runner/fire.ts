@@ -9,7 +9,8 @@ import {
   watchlists,
 } from '../db/schema/index.js';
 import type { Firing } from '../engine/rules.js';
-import { payloadChannels, type ChannelRow } from './notify.js';
+import { statusOf, transition, type SubscriptionStatus } from '../domain/subscription-status.js';
+import { PRICE_NOTIFICATION, pricePayload, type ChannelRow } from '../delivery/payloads.js';
 import { writeNotificationsOnce } from '../delivery/enqueue.js';
 
 export interface FiringContext {
@@ -32,72 +33,13 @@ export type FireOutcome = 'written' | 'duplicate' | 'skipped';
 export const priceDedupeKey = (f: Pick<Firing, 'subscriptionId' | 'marketId' | 'atMs'>, ctx: Pick<FiringContext, 'sourceTimestampMs'>) =>
   `${f.subscriptionId}:${f.marketId}:${ctx.sourceTimestampMs ?? f.atMs}`;
 
-/** Locks the subscription row; undefined when it is gone. */
-export async function lockSubscription(tx: Tx, subscriptionId: string) {
-  const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for('update');
-  return sub;
-}
-
-export async function loadChannels(tx: Tx, subscriptionId: string): Promise<ChannelRow[]> {
-  return tx
-    .select({ position: subscriptionChannels.position, type: subscriptionChannels.type, settings: subscriptionChannels.settings })
-    .from(subscriptionChannels)
-    .where(eq(subscriptionChannels.subscriptionId, subscriptionId))
-    .orderBy(asc(subscriptionChannels.position));
-}
-
 type SubscriptionRow = typeof subscriptions.$inferSelect;
-interface FiringPlace {
-  market: { id: string; question: string };
-  event: { id: string; title: string; slug: string };
-  watchlistName: string;
-}
 
 /** The catalog fields a price payload names (not the whole rows: descriptions, outcomes, images). */
 const PLACE_COLUMNS = {
   market: { id: catalogMarkets.id, question: catalogMarkets.question },
   event: { id: catalogEvents.id, title: catalogEvents.title, slug: catalogEvents.slug },
 };
-
-/** The spec's `price_notification` payload of one firing. */
-function pricePayload(
-  sub: SubscriptionRow,
-  where: FiringPlace,
-  channels: readonly ChannelRow[],
-  firing: Firing,
-  ctx: FiringContext,
-): Record<string, unknown> {
-  return {
-    type: 'price_notification',
-    userId: sub.accountId,
-    createdAt: new Date().toISOString(),
-    subscriptionId: sub.id,
-    watchlistId: sub.watchlistId,
-    watchlistName: where.watchlistName,
-    eventId: where.event.id,
-    eventTitle: where.event.title,
-    marketId: where.market.id,
-    marketQuestion: where.market.question,
-    polymarketSlug: where.event.slug,
-    clobTokenId: firing.token,
-    subscriptionScope: sub.scope,
-    subscriptionTypeConfig: { type: sub.type, config: { params: { threshold_percent: sub.thresholdPercent } } },
-    triggerType: sub.triggerType,
-    detectedValue: firing.price,
-    detectedAt: new Date(firing.atMs).toISOString(),
-    detectedAtMs: firing.atMs,
-    sentFromPolymarketAtMs: ctx.receivedAtMs,
-    channels: payloadChannels(channels),
-    detectionDetails: {
-      detectedValue: firing.price,
-      detectedTimeMs: firing.atMs,
-      priceChangeTimeMs: String(ctx.sourceTimestampMs ?? ctx.receivedAtMs),
-      ...(firing.previousPrice !== null ? { previousValue: firing.previousPrice } : {}),
-      ...(firing.levels ? { levels: [...firing.levels] } : {}),
-    },
-    ...(ctx.sourceEvent !== undefined ? { polymarketSourceEvent: ctx.sourceEvent } : {}),
-  };
-}
 
 /**
  * Writes one firing atomically (its own transaction, or a savepoint in the caller's): the
@@ -174,14 +116,15 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
   }
 
   // The state changes of writeFiring, applied in memory in batch order.
-  const enabled = new Map([...subs.values()].map((s) => [s.id, s.enabled]));
+  const status = new Map<string, SubscriptionStatus>([...subs.values()].map((s) => [s.id, statusOf(s)]));
   const outcomes: FireOutcome[] = [];
   const written: { sub: SubscriptionRow; firing: Firing; channels: ChannelRow[]; payload: Record<string, unknown>; dedupeKey: string }[] = [];
   for (const { firing, ctx } of batch) {
     const sub = subs.get(firing.subscriptionId);
     const place = placeByMarket.get(firing.marketId);
     const watchlistName = sub ? watchlistNames.get(sub.watchlistId) : undefined;
-    if (!sub || !enabled.get(sub.id) || !place || watchlistName === undefined) {
+    const next = sub && transition(status.get(sub.id)!, { kind: 'price fired', triggerType: sub.triggerType });
+    if (!sub || next?.kind !== 'change' || !place || watchlistName === undefined) {
       outcomes.push('skipped');
       continue;
     }
@@ -194,7 +137,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
       dedupeKey: priceDedupeKey(firing, ctx),
     });
     outcomes.push('written');
-    if (sub.triggerType === 'One Time') enabled.set(sub.id, false);
+    status.set(sub.id, next.status);
   }
   if (written.length === 0) return outcomes;
 
@@ -203,7 +146,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
     written.map((w) => ({
       accountId: w.sub.accountId,
       subscriptionId: w.sub.id,
-      type: 'price_notification' as const,
+      type: PRICE_NOTIFICATION,
       payload: w.payload,
       dedupeKey: w.dedupeKey,
       channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
@@ -211,22 +154,22 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
   );
   if (ids.includes(null)) throw new ReplayInBatch();
 
-  const perSub = new Map<string, { enabled: boolean; count: number; lastAt: Date }>();
+  const perSub = new Map<string, { status: SubscriptionStatus; count: number; lastAt: Date }>();
   const perMarket = new Map<string, { subscriptionId: string; marketId: string; lastFiredAt: Date }>();
   for (const { sub, firing } of written) {
     const at = new Date(firing.atMs);
     const prev = perSub.get(sub.id);
-    perSub.set(sub.id, { enabled: enabled.get(sub.id)!, count: (prev?.count ?? 0) + 1, lastAt: at });
+    perSub.set(sub.id, { status: status.get(sub.id)!, count: (prev?.count ?? 0) + 1, lastAt: at });
     perMarket.set(`${sub.id}:${firing.marketId}`, { subscriptionId: sub.id, marketId: firing.marketId, lastFiredAt: at });
   }
   const values = sql.join(
-    [...perSub].map(([id, u]) => sql`(${id}, ${u.enabled}::boolean, ${u.count}::int, ${u.lastAt.toISOString()}::timestamptz)`),
+    [...perSub].map(([id, u]) => sql`(${id}, ${u.status.enabled}::boolean, ${u.status.reason}::text, ${u.count}::int, ${u.lastAt.toISOString()}::timestamptz)`),
     sql`, `,
   );
   await tx.execute(sql`
-    update subscriptions as s set enabled = v.enabled, status_reason = 'Triggered',
+    update subscriptions as s set enabled = v.enabled, status_reason = v.reason,
       trigger_count = s.trigger_count + v.n, last_triggered_at = v.at
-    from (values ${values}) as v(id, enabled, n, at) where s.id = v.id`);
+    from (values ${values}) as v(id, enabled, reason, n, at) where s.id = v.id`);
   await tx
     .insert(subscriptionMarketState)
     .values([...perMarket.values()])

@@ -39,8 +39,6 @@ export const subscriptions = pgTable(
     statusReason: text('status_reason', { enum: STATUS_REASONS }).notNull(),
     triggerCount: integer('trigger_count').notNull().default(0),
     lastTriggeredAt: ts('last_triggered_at'),
-    // Bumped on every user change so the engine can tell a restart from a stale notice.
-    revision: integer('revision').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: ts('updated_at'),
   },

@@ -1,5 +1,6 @@
 import { count, eq } from 'drizzle-orm';
 import { subscriptions } from '../../db/schema/index.js';
+import { CREATED, statusColumns } from '../../domain/subscription-status.js';
 import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { newId } from '../ids.js';
@@ -31,8 +32,7 @@ export async function createSubscription({ ctx, input }: { ctx: ServiceContext; 
       ...target,
       ...ruleColumns(body.subscriptionTypeConfig, body.triggerType, body.triggerInterval),
       expiresAt: body.expiresAt ?? null,
-      enabled: true,
-      statusReason: 'Created',
+      ...statusColumns(CREATED),
     });
     await writeChannels(tx, id, channels);
     await announceSubscriptionChange(tx, id);

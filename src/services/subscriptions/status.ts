@@ -1,6 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { subscriptions, watchlistEvents } from '../../db/schema/index.js';
+import { statusColumns, statusOf, transition, type StatusEvent } from '../../domain/subscription-status.js';
 import { withTransaction, type ServiceContext } from '../context.js';
 import { conflict } from '../errors.js';
 import { parseInput } from '../validate.js';
@@ -11,15 +12,21 @@ import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
 type Args = { ctx: ServiceContext; input: SubscriptionIdInput };
 
-async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, enabled: boolean, reason: 'Paused by user' | 'Restarted by user') {
+async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, act: 'paused by user' | 'restarted by user') {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   return withTransaction(ctx, async (tx) => {
     const sub = await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
-    if (enabled) await requireEventStillWatched(tx, sub);
-    await tx
-      .update(subscriptions)
-      .set({ enabled, statusReason: reason, updatedAt: new Date(), revision: sql`${subscriptions.revision} + 1` })
-      .where(eq(subscriptions.id, subscriptionId));
+    const event: StatusEvent = act === 'restarted by user' ? { kind: act, eventStillWatched: await eventStillWatched(tx, sub) } : { kind: act };
+    const next = transition(statusOf(sub), event);
+    if (next.kind === 'refused') {
+      throw conflict(`Event ${sub.eventId} is no longer in this subscription's watchlist; add it back to the watchlist before restarting`, 'watchlist event');
+    }
+    if (next.kind === 'change') {
+      await tx
+        .update(subscriptions)
+        .set({ ...statusColumns(next.status), updatedAt: new Date() })
+        .where(eq(subscriptions.id, subscriptionId));
+    }
     await announceSubscriptionChange(tx, subscriptionId);
     return (await loadSubscriptionView(tx, ctx.account.id, subscriptionId))!;
   });
@@ -27,20 +34,16 @@ async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, enable
 
 // Removing an event from a watchlist paused its subscriptions; re-arming one needs the event back
 // first, as creating it would.
-async function requireEventStillWatched(tx: Tx, sub: { watchlistId: string; eventId: string | null }) {
-  if (sub.eventId === null) return;
+async function eventStillWatched(tx: Tx, sub: { watchlistId: string; eventId: string | null }): Promise<boolean> {
+  if (sub.eventId === null) return true;
   const [held] = await tx
     .select({ eventId: watchlistEvents.eventId })
     .from(watchlistEvents)
     .where(and(eq(watchlistEvents.watchlistId, sub.watchlistId), eq(watchlistEvents.eventId, sub.eventId)));
-  if (!held) {
-    throw conflict(`Event ${sub.eventId} is no longer in this subscription's watchlist; add it back to the watchlist before restarting`, 'watchlist event');
-  }
+  return held !== undefined;
 }
 
-export const pauseSubscription = ({ ctx, input }: Args): Promise<SubscriptionView> =>
-  setStatus(ctx, input, false, 'Paused by user');
+export const pauseSubscription = ({ ctx, input }: Args): Promise<SubscriptionView> => setStatus(ctx, input, 'paused by user');
 
 /** Re-arms the rule; its crossing reference becomes the last known price (the engine's job). */
-export const restartSubscription = ({ ctx, input }: Args): Promise<SubscriptionView> =>
-  setStatus(ctx, input, true, 'Restarted by user');
+export const restartSubscription = ({ ctx, input }: Args): Promise<SubscriptionView> => setStatus(ctx, input, 'restarted by user');

@@ -1,5 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { subscriptions } from '../../db/schema/index.js';
+import { statusColumns, statusOf, transition } from '../../domain/subscription-status.js';
 import { withTransaction, type ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
@@ -24,14 +25,14 @@ export async function updateSubscription({ ctx, input }: Args): Promise<Subscrip
     const typeConfig = body.subscriptionTypeConfig ?? storedTypeConfig(row);
     const triggerType = body.triggerType ?? row.triggerType;
     const interval = body.triggerInterval ?? row.triggerInterval;
+    const next = transition(statusOf(row), { kind: 'updated' });
     await tx
       .update(subscriptions)
       .set({
         ...ruleColumns(typeConfig, triggerType, interval),
         ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt } : {}),
-        statusReason: 'Updated',
+        ...(next.kind === 'change' ? statusColumns(next.status) : {}),
         updatedAt: new Date(),
-        revision: sql`${subscriptions.revision} + 1`,
       })
       .where(eq(subscriptions.id, subscriptionId));
     if (channels) await writeChannels(tx, subscriptionId, channels);

@@ -1,13 +1,14 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { subscriptions } from '../../db/schema/index.js';
+import { armedOutcome, statusColumns } from '../../domain/subscription-status.js';
 import { announceSubscriptionChange } from './changes.js';
 
 /**
  * Pauses the armed subscriptions aimed at what was just taken out of a watchlist: the event's
  * Event- and Market-scope ones (`marketIds` absent), or the Market-scope ones on the markets
- * dropped from the event's selection. They stay listed with their history, as "Paused by user"
- * (the user's own act, and the spec's reasons are a closed set); ones already off keep their reason.
+ * dropped from the event's selection. They stay listed with their history, paused as by the user
+ * (src/domain/subscription-status.ts); ones already off keep their reason.
  * Runs in the removal's transaction, so the engine hears of both at once.
  */
 export async function pauseDroppedSubscriptions(
@@ -23,7 +24,7 @@ export async function pauseDroppedSubscriptions(
       : and(eq(subscriptions.scope, 'Market'), inArray(subscriptions.marketId, [...marketIds]));
   const paused = await tx
     .update(subscriptions)
-    .set({ enabled: false, statusReason: 'Paused by user', updatedAt: new Date(), revision: sql`${subscriptions.revision} + 1` })
+    .set({ ...statusColumns(armedOutcome({ kind: 'removed from watchlist' })), updatedAt: new Date() })
     .where(and(eq(subscriptions.watchlistId, watchlistId), eq(subscriptions.eventId, eventId), eq(subscriptions.enabled, true), target))
     .returning({ id: subscriptions.id });
   for (const { id } of paused) await announceSubscriptionChange(tx, id);
