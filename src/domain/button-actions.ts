@@ -13,9 +13,11 @@ export interface ButtonActions {
   delete: [subscriptionId: string];
   enable: [subscriptionId: string, position: number];
   watch: [eventId: string];
+  /** A step of the guided alert: the step's letter, then the draft so far (see bots/commands/alert-flow.ts). */
+  flow: [step: string, ...draft: string[]];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'flow']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the

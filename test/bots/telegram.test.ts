@@ -63,14 +63,21 @@ afterAll(async () => {
 });
 
 describe('the Telegram bot against a local fake Bot API', () => {
-  it('answers /search with the events and an inline keyboard of watch buttons', async () => {
+  it('answers /search with the events and an inline keyboard of watch and alert buttons', async () => {
     const bot = makeBot();
     await bot.init();
     await bot.handleUpdate(commandUpdate(7001, '/search election turnout'));
     const sent = api.callsTo('sendMessage').at(-1)!.body;
     expect(sent.chat_id).toBe(7001);
     expect(sent.text).toContain('Election turnout record');
-    expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: expect.stringContaining('Watch'), callback_data: `watch:${event.id}` }]]);
+    // One row per event: Watch, then an Alert per market (the guided alert, alert-flow.test.ts).
+    expect(sent.reply_markup.inline_keyboard).toEqual([
+      [
+        { text: 'Watch A', callback_data: `watch:${event.id}` },
+        { text: 'Alert 1', callback_data: `flow:a:${event.markets[0]!.id}` },
+        { text: 'Alert 2', callback_data: `flow:a:${event.markets[1]!.id}` },
+      ],
+    ]);
   });
 
   it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {

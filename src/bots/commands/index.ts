@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../services/context.js';
 import { alertCommand } from './alert.js';
+import { runFlowButton } from './alert-flow.js';
 import { alertsCommand, deleteCommand, pauseCommand, resumeCommand } from './alerts.js';
 import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
@@ -85,6 +86,7 @@ export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: stri
 /** A tapped button's data (`pause:<id>`, see domain/button-actions.ts) in, a reply out. Never throws. */
 export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: string): Promise<BotReply> {
   const decoded = decodeButton(data);
+  if (decoded?.command === 'flow') return runFlowButton(ctx, chat, decoded.words);
   const command = decoded && byName.get(decoded.command);
   if (!decoded || !command) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
   return runWith(ctx, chat, command, () => fromWords(command, decoded.words));

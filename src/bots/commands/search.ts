@@ -1,9 +1,28 @@
 import { searchByKeyphrases, searchByTags } from '../../services/search/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
+import { startAlertButton } from './alert-flow.js';
 import { textOf } from './params.js';
 import type { BotButton, Command } from './types.js';
 
 const TOP = 5;
+/** Within both platforms' limits: Discord's 2,000 characters per message, 5 buttons per row. */
+const MAX_TEXT = 1900;
+const ALERTS_PER_EVENT = 4;
+const MAX_TITLE = 100;
+const LETTERS = 'ABCDE';
+
+/** A title cut at a word boundary, with an ellipsis, so a long one never breaks mid-word. */
+function cutTitle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+const yesPrice = (m: { outcomePrices: string }) => {
+  const price = (JSON.parse(m.outcomePrices) as string[])[0];
+  return price !== undefined ? ` — Yes ${Math.round(Number(price) * 100)}%` : '';
+};
 
 export const searchCommand: Command = {
   name: 'search',
@@ -20,20 +39,32 @@ export const searchCommand: Command = {
         ? await searchByTags({ ctx, input: { tags: tags.map((text) => ({ text })) }, query: { limit: TOP } })
         : await searchByKeyphrases({ ctx, input: { keyphrases: [{ text: words || rest }] }, query: { limit: TOP } });
     if (results.length === 0) return { text: `No open events match "${rest}".` };
-    const blocks = results.map((e) => {
-      const markets = e.markets.map((m) => {
-        const prices = JSON.parse(m.outcomePrices) as string[];
-        const yes = prices[0] !== undefined ? ` — Yes ${Math.round(Number(prices[0]) * 100)}%` : '';
-        return `   · ${m.question}${yes} (market ${m.id})`;
-      });
-      return [`${e.title} (event ${e.id})`, ...markets].join('\n');
-    });
-    return {
-      text: blocks.join('\n\n'),
-      buttons: results.flatMap((e): BotButton[][] => {
-        const action = encodeButton('watch', e.id);
-        return action ? [[{ label: `Watch: ${e.title.slice(0, 40)}`, action }]] : [];
-      }),
-    };
+    // Each event is a letter (its Watch button), each market a number (its Alert button): the
+    // buttons stay short and one row per event fits Discord's five rows.
+    const blocks: string[] = [];
+    const buttons: BotButton[][] = [];
+    let n = 0;
+    for (const [i, e] of results.entries()) {
+      const letter = LETTERS[i]!;
+      const row: BotButton[] = [];
+      const watch = encodeButton('watch', e.id);
+      if (watch) row.push({ label: `Watch ${letter}`, action: watch });
+      // Ids stay in the text for the typed shortcuts (`/alert <market id> up 60`, `/watch <event id>`).
+      const lines = [`${letter}. ${cutTitle(e.title, MAX_TITLE)} (event ${e.id})`];
+      for (const [j, m] of e.markets.entries()) {
+        const alert = j < ALERTS_PER_EVENT ? startAlertButton(`Alert ${n + 1}`, m.id) : undefined;
+        if (alert) {
+          row.push(alert);
+          lines.push(`   ${++n}. ${cutTitle(m.question, MAX_TITLE)}${yesPrice(m)} (market ${m.id})`);
+        } else {
+          lines.push(`   · ${cutTitle(m.question, MAX_TITLE)}${yesPrice(m)} (market ${m.id})`);
+        }
+      }
+      const block = lines.join('\n');
+      if ([...blocks, block].join('\n\n').length > MAX_TEXT) break;
+      blocks.push(block);
+      if (row.length > 0) buttons.push(row);
+    }
+    return { text: blocks.join('\n\n'), buttons };
   },
 };

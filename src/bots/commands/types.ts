@@ -1,5 +1,6 @@
 import type { Signature, Values } from './params.js';
 import type { ServiceContext } from '../../services/context.js';
+import type { ChannelType } from '../../domain/enums.js';
 import type { Channel } from '../../services/subscriptions/index.js';
 
 export interface ChatInfo {
@@ -8,6 +9,11 @@ export interface ChatInfo {
   isPrivate: boolean;
   /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook). */
   channel?: Channel;
+  /**
+   * Where an alert saved by a button tap is sent, when finding it costs a platform call (a Discord
+   * channel's webhook): asked only when the alert is saved.
+   */
+  deliveryChannel?: { type: ChannelType; resolve(): Promise<Channel> };
 }
 
 export interface BotButton {
@@ -51,6 +57,14 @@ export interface Command extends Signature {
   answersTapPrivately?: boolean;
   /** Its answer is for the whole chat (help, search); every other answer is about the caller's own data. */
   publicAnswer?: boolean;
+}
+
+/** A refusal whose message is already the chat's answer (a missing platform permission). */
+export class ChatRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChatRefusal';
+  }
 }
 
 /** Bad arguments: answered with the command's usage line. */

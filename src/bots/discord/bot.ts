@@ -87,6 +87,9 @@ export function createDiscordBot({
     const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild };
     let reply: BotReply;
     if (interaction.type === INTERACTION.MESSAGE_COMPONENT) {
+      const channelId = interaction.channel_id;
+      // An alert saved by a tap in a server channel goes to that channel's webhook, made only then.
+      if (inGuild && channelId) chat.deliveryChannel = { type: 'Discord', resolve: () => channelWebhook(channelId) };
       reply = await runButton(ctx, chat, interaction.data?.custom_id ?? '');
     } else {
       const name = interaction.data?.name ?? '';

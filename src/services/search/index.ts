@@ -1,4 +1,4 @@
 export { searchByKeyphrases, searchByTags } from './search.js';
 export { marketChartSvg } from './chart.js';
 export * from './schemas.js';
-export { findEvent, findMarket } from './lookup.js';
+export { findEvent, findMarket, findMarketId } from './lookup.js';
