@@ -161,6 +161,46 @@ describe('the guided alert on Telegram', () => {
     expect((await alertsOf('telegram', '7102')).map((s) => s.triggerType)).toEqual(['One Time']);
   });
 
+  it('"Type a number": the message asks for a reply, and the typed number leads to the confirmation', async () => {
+    const b = await bot();
+    await b.handleUpdate(command(7107, '/search zorblax mayor'));
+    const results = lastSent();
+    await b.handleUpdate(tap(7107, find(results, 'Alert 1').data, results.messageId));
+    const condition = lastSent();
+    await b.handleUpdate(tap(7107, find(condition, 'Falls below').data, condition.messageId));
+    await b.handleUpdate(tap(7107, find(lastEdit(), 'Type a number').data, condition.messageId));
+    const prompt = lastEdit();
+    expect(prompt.text).toMatch(/^New alert \(2\/3\): alert when Yes falls below what price\?\n.*\nYes is at 42% now\.\nReply to this message with a number between 0 and 100, like 62\.5\.$/);
+    expect(prompt.buttons.flat().map((x) => x.label)).toEqual(['Back', 'Cancel']);
+    // The user replies to that message: Telegram sends it back with its buttons.
+    const replyTo = (text: string) => ({
+      update_id: updateId++,
+      message: {
+        message_id: 9000 + updateId,
+        date: 1,
+        chat: chat(7107),
+        from: user(7107),
+        text,
+        reply_to_message: {
+          message_id: condition.messageId,
+          date: 1,
+          chat: chat(7107),
+          from: { id: 42, is_bot: true, first_name: 'Oddswatch' },
+          text: prompt.text,
+          reply_markup: prompt.body.reply_markup,
+        },
+      },
+    });
+    await b.handleUpdate(replyTo('37,5'));
+    expect(lastSent().text).toBe('37,5 is not a number: write it with digits and a dot, like 60 or 60.5.');
+    await b.handleUpdate(replyTo('37.5'));
+    const confirm = lastEdit();
+    expect(confirm.body.message_id).toBe(condition.messageId);
+    expect(confirm.text).toContain('Alert when: Yes falls below 37.5%');
+    await b.handleUpdate(tap(7107, find(confirm, 'Save').data, condition.messageId));
+    expect(await alertsOf('telegram', '7107')).toMatchObject([{ rule: { type: 'Crossing Down', params: { thresholdPercent: 37.5 } } }]);
+  });
+
   it('Cancel leaves nothing: the message says so and loses its buttons', async () => {
     const { b, confirm, messageId } = await upToConfirmation(7103);
     await b.handleUpdate(tap(7103, find(confirm, 'Cancel').data, messageId));
@@ -249,6 +289,33 @@ describe('the guided alert on Discord', () => {
     expect(alert).toMatchObject({ marketId: event.markets[0]!.id, rule: { type: 'Crossing Up', params: { thresholdPercent: 45 } } });
     expect(alert!.channels).toEqual([{ type: 'Discord', settings: { discordWebhookUrl: expect.stringContaining('/webhooks/') } }]);
     await expect(golden.join('\n')).toMatchFileSnapshot('golden/flow-discord.txt');
+  });
+
+  it('"Type a number" opens a modal whose custom_id carries the draft; its submission updates the message', async () => {
+    const b = bot();
+    const search = { ...base('8105', 2, undefined, 'dm-8105'), data: { name: 'search', options: [{ name: 'query', type: 3, value: 'zorblax mayor' }] } };
+    await b.handleInteraction(search);
+    const start = await click(b, '8105', find(shownIn(onlyCallback(dc, search)), 'Alert 1'), undefined, 'dm-8105');
+    const threshold = await click(b, '8105', find(shownIn(start), 'Rises above'), undefined, 'dm-8105');
+    const modal = await click(b, '8105', find(shownIn(threshold), 'Type a number'), undefined, 'dm-8105');
+    expect(modal).toEqual({
+      type: 9,
+      data: {
+        custom_id: `flow:b:${event.markets[0]!.id}:up:8105`,
+        title: 'New alert: the price',
+        components: [{ type: 1, components: [expect.objectContaining({ type: 4, custom_id: 'number', label: 'Yes rises above what price?', required: true })] }],
+      },
+    });
+    const submit = (value: string) => ({ ...base('8105', 5, undefined, 'dm-8105'), data: { custom_id: modal.data.custom_id, components: [{ type: 1, components: [{ type: 4, custom_id: 'number', value }] }] } });
+    const wrong = submit('150');
+    await b.handleInteraction(wrong);
+    expect(onlyCallback(dc, wrong)).toEqual({ type: 4, data: { content: '150 is not a percentage between 0 and 100.', flags: EPHEMERAL } });
+    const right = submit('62.5');
+    await b.handleInteraction(right);
+    const confirm = onlyCallback(dc, right);
+    expect(confirm.type).toBe(7);
+    expect(confirm.data.content).toContain('Alert when: Yes rises above 62.5%');
+    expect(confirm.data.content).toContain('Delivered to: your Oddswatch inbox (/inbox)');
   });
 
   it('Cancel leaves nothing and removes the buttons', async () => {

@@ -21,7 +21,7 @@ import type { BotButton, BotReply, ChatInfo } from './types.js';
 // so any process answers any tap and nothing is kept between taps. Each step edits the message
 // it is on. `owner` is the platform user who started it: anyone else's tap changes nothing.
 
-const STEP = { start: 'a', condition: 'c', threshold: 't', confirm: 'k', save: 's', cancel: 'x' } as const;
+const STEP = { start: 'a', condition: 'c', threshold: 't', typeNumber: 'n', typed: 'b', confirm: 'k', save: 's', cancel: 'x' } as const;
 
 /** The flow's condition buttons, in the words the typed `/alert` takes. */
 const CONDITIONS: readonly { word: string; label: string; question: string }[] = [
@@ -91,8 +91,23 @@ function thresholdStep(m: AlertDraftMarket, type: string, owner: string): BotRep
     text: `New alert (2/3): alert when ${m.outcome} ${question}\n${m.question}\n${priceLine(m)}`,
     buttons: rows(
       presets.map((p) => button(label(p), STEP.confirm, { marketId: m.id, type, percent: p, repeat: DEFAULT_REPEAT }, owner)),
+      [button('Type a number', STEP.typeNumber, { marketId: m.id, type }, owner)],
       [button('Back', STEP.condition, { marketId: m.id }, owner), button('Cancel', STEP.cancel, { marketId: m.id }, owner)],
     ),
+  };
+}
+
+/**
+ * "Type a number": the draft so far is the data of this message's Back button (step `b`), which a
+ * typed answer is run with; Discord shows it as a modal, Telegram as this message, replied to.
+ */
+function numberStep(m: AlertDraftMarket, type: string, owner: string): BotReply {
+  const question = CONDITIONS.find((c) => c.word === type)!.question;
+  const back = button('Back', STEP.typed, { marketId: m.id, type }, owner);
+  return {
+    text: `New alert (2/3): alert when ${m.outcome} ${question}\n${m.question}\n${priceLine(m)}\nReply to this message with a number between 0 and 100, like 62.5.`,
+    buttons: rows([back, button('Cancel', STEP.cancel, { marketId: m.id }, owner)]),
+    ...(back ? { askNumber: { title: 'New alert: the price', label: `${m.outcome} ${question}`.slice(0, 45), action: back.action } } : {}),
   };
 }
 
@@ -136,7 +151,7 @@ const isRepeat = (w: string | undefined) => w === ONCE || INTERVALS.some((i) => 
 function readDraft(step: string, words: readonly string[]): Draft | undefined {
   const [marketId, type, percent, repeat] = words;
   if (!marketId) return undefined;
-  const needs = step === STEP.start || step === STEP.condition || step === STEP.cancel ? 1 : step === STEP.threshold ? 2 : 4;
+  const needs = step === STEP.start || step === STEP.condition || step === STEP.cancel ? 1 : step === STEP.threshold || step === STEP.typeNumber || step === STEP.typed ? 2 : 4;
   if (words.length !== needs) return undefined;
   if (needs >= 2 && !(type && type in ALERT_TYPES)) return undefined;
   if (needs === 4 && !isRepeat(repeat)) return undefined;
@@ -171,7 +186,10 @@ export async function runFlowButton(ctx: ServiceContext, chat: ChatInfo, words: 
       case STEP.condition:
         return { ...conditionStep(market, owner), edit: true };
       case STEP.threshold:
+      case STEP.typed:
         return { ...thresholdStep(market, draft.type!, owner), edit: true };
+      case STEP.typeNumber:
+        return { ...numberStep(market, draft.type!, owner), edit: true };
       case STEP.confirm:
         return { ...confirmStep(market, draft as Required<Draft>, chat, owner), edit: true };
       case STEP.save:
@@ -183,3 +201,22 @@ export async function runFlowButton(ctx: ServiceContext, chat: ChatInfo, words: 
     return { ...errorReply(err, undefined, chat.kind, ctx.logger), tapperOnly: true };
   }
 }
+
+/**
+ * A number typed for a flow (`flowWords`: the words of its "Type a number" prompt's Back button,
+ * `flow:b:<market>:<type>:<owner>`): the confirmation, or a sentence naming the wrong word.
+ * Undefined when the words are not such a prompt's. Never throws.
+ */
+export async function runTypedNumber(ctx: ServiceContext, chat: ChatInfo, flowWords: readonly string[], typed: string): Promise<BotReply | undefined> {
+  const [step, marketId, type, owner] = flowWords;
+  if (step !== STEP.typed || !marketId || !type || !owner || flowWords.length !== 4) return undefined;
+  if (owner !== platformUser(ctx)) return { text: NOT_YOUR_FLOW, failed: true, tapperOnly: true };
+  let percent: number;
+  try {
+    percent = Number(checkValue(PERCENT, typed));
+  } catch (err) {
+    return { text: err instanceof Error ? err.message : String(err), failed: true };
+  }
+  return runFlowButton(ctx, chat, [STEP.confirm, marketId, type, String(percent), DEFAULT_REPEAT, owner]);
+}
+

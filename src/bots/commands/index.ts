@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../services/context.js';
 import { alertCommand } from './alert.js';
-import { runFlowButton } from './alert-flow.js';
+import { runFlowButton, runTypedNumber } from './alert-flow.js';
 import { alertsCommand, deleteCommand, pauseCommand, resumeCommand } from './alerts.js';
 import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
@@ -109,3 +109,18 @@ export async function runWithValues(
 
 /** Commands whose answer the whole chat may see; the rest are about the caller's own data. */
 export const isPublicCommand = (name: string): boolean => byName.get(name)?.publicAnswer === true;
+
+/**
+ * A number typed in answer to a reply's `askNumber` (a Telegram reply to that message, a Discord
+ * modal): `actions` are the button data of the message answered. Undefined when none of them
+ * asked for a number. Never throws.
+ */
+export async function runTypedAnswer(ctx: ServiceContext, chat: ChatInfo, actions: readonly string[], typed: string): Promise<BotReply | undefined> {
+  for (const action of actions) {
+    const decoded = decodeButton(action);
+    const reply = decoded?.command === 'flow' ? await runTypedNumber(ctx, chat, decoded.words, typed) : undefined;
+    if (reply) return reply;
+  }
+  return undefined;
+}
+

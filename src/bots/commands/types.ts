@@ -39,6 +39,12 @@ export interface BotReply {
    * (its text and buttons) instead of posting a new one. Ignored for typed commands.
    */
   edit?: boolean;
+  /**
+   * Ask the tapper to type a number (Discord opens a modal with one text field; Telegram shows this
+   * reply's text and buttons, and the user replies to that message). `action` is button data:
+   * the typed answer is run with it by `runTypedAnswer`.
+   */
+  askNumber?: { title: string; label: string; action: string };
 }
 
 export interface CommandInput {
