@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogMarkets } from '../../src/db/schema/index.js';
 import { FLOW_CANCELLED, NOT_YOUR_FLOW } from '../../src/bots/commands/alert-flow.js';
@@ -173,7 +174,7 @@ describe('the guided alert on Telegram', () => {
     expect(prompt.text).toMatch(/^New alert \(2\/3\): alert when Yes falls below what price\?\n.*\nYes is at 42% now\.\nReply to this message with a number between 0 and 100, like 62\.5\.$/);
     expect(prompt.buttons.flat().map((x) => x.label)).toEqual(['Back', 'Cancel']);
     // The user replies to that message: Telegram sends it back with its buttons.
-    const replyTo = (text: string) => ({
+    const replyTo = (text: string): Update => ({
       update_id: updateId++,
       message: {
         message_id: 9000 + updateId,
@@ -190,7 +191,7 @@ describe('the guided alert on Telegram', () => {
           reply_markup: prompt.body.reply_markup,
         },
       },
-    });
+    }) as Update;
     await b.handleUpdate(replyTo('37,5'));
     expect(lastSent().text).toBe('37,5 is not a number: write it with digits and a dot, like 60 or 60.5.');
     await b.handleUpdate(replyTo('37.5'));
