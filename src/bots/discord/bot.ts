@@ -2,7 +2,7 @@ import { DiscordAPIError, HTTPError, REST, Routes } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { ServiceContext, SystemDeps } from '../../services/context.js';
-import { findMarket, searchByKeyphrases } from '../../services/search/index.js';
+import { findMarket, findMarkets } from '../../services/search/index.js';
 import { listSubscriptions, type Channel } from '../../services/subscriptions/index.js';
 import { actionToText, GENERIC_FAILURE, runCommand, type BotReply, type ChatInfo } from '../commands/index.js';
 import { describeSubscription } from '../commands/shared.js';
@@ -238,8 +238,8 @@ export function createDiscordBot({
     let choices: { name: string; value: string }[] = [];
     if (focused?.name === 'market') {
       if (typed !== '') {
-        const results = await searchByKeyphrases({ ctx, input: { keyphrases: [{ text: typed }] }, query: { limit: 5 } }).catch(() => []);
-        choices = results.flatMap((e) => e.markets.map((m) => ({ name: truncate(m.question, 100), value: m.id })));
+        const found = await findMarkets({ ctx, input: { q: typed, limit: MAX_CHOICES } }).catch(() => []);
+        choices = found.map((m) => ({ name: truncate(m.question, 100), value: m.id }));
         if (choices.length === 0 && /^\d+$/.test(typed)) {
           const market = await findMarket({ ctx, input: { marketId: typed } }).catch(() => undefined);
           if (market) choices = [{ name: truncate(market.question, 100), value: market.id }];
