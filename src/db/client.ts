@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -7,6 +8,9 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import { createPrivateDataDir, makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
+
+/** Extensions the migrations create; PGlite must have them loaded before `create extension`. */
+export const PGLITE_EXTENSIONS = { pg_trgm };
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -71,7 +75,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.pglite) return wrapPglite(options.pglite);
   const dataDir = options.dataDir ?? './data';
   await createPrivateDataDir(dataDir);
-  const pg = await PGlite.create(dataDir);
+  const pg = await PGlite.create(dataDir, { extensions: PGLITE_EXTENSIONS });
   await makeTreePrivate(dataDir);
   return wrapPglite(pg, dataDir);
 }

@@ -220,6 +220,10 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const choices = callbackFor(market);
     expect(choices.type).toBe(8);
     expect(choices.data.choices).toEqual(event.markets.map((m) => ({ name: expect.any(String), value: m.id })));
+    // #16: a word's first letters are enough, as a person types them.
+    const prefix: RawInteraction = { ...base('8005', 4), data: { name: 'alert', options: [{ name: 'market', type: 3, value: 'Mar', focused: true }] } };
+    await bot.handleInteraction(prefix);
+    expect(callbackFor(prefix).data.choices).toEqual(event.markets.map((m) => ({ name: m.question, value: m.id })));
 
     const created = slash('8005', 'alert', { market: event.markets[0]!.id, type: 'below', percent: 20 }, { guild: '', channel: 'dm5' });
     await bot.handleInteraction(created);

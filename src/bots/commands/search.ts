@@ -1,4 +1,4 @@
-import { searchByKeyphrases, searchByTags } from '../../services/search/index.js';
+import { findEvents, searchByTags } from '../../services/search/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
 import { textOf } from './params.js';
 import type { BotButton, Command } from './types.js';
@@ -18,7 +18,7 @@ export const searchCommand: Command = {
     const results =
       tags.length > 0
         ? await searchByTags({ ctx, input: { tags: tags.map((text) => ({ text })) }, query: { limit: TOP } })
-        : await searchByKeyphrases({ ctx, input: { keyphrases: [{ text: words || rest }] }, query: { limit: TOP } });
+        : await findEvents({ ctx, input: { q: words || rest, limit: TOP } });
     if (results.length === 0) return { text: `No open events match "${rest}".` };
     const blocks = results.map((e) => {
       const markets = e.markets.map((m) => {

@@ -58,6 +58,20 @@ export const catalogRoutes = defineRoutes([
   },
   {
     method: 'get',
+    path: '/catalog/search',
+    summary: 'Find open events by words, as people type them: any order, word starts, small typos; best match, then volume',
+    tag,
+    auth: 'public',
+    query: z.object({
+      q: z.string().meta({ description: 'Words to find, e.g. "bitc aug" (at most 200 characters)' }),
+      limit: z.string().optional().meta({ description: 'Results, 1 to 50 (default 10)' }),
+    }),
+    response: SearchResults,
+    errors: [400],
+    handler: (ctx, { query }) => search.findEvents({ ctx, input: unparsed(query) }),
+  },
+  {
+    method: 'get',
     path: '/markets/{marketId}/chart.svg',
     summary: "A sparkline of the market's price over the last 24 h (image/svg+xml)",
     tag,
