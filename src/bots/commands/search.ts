@@ -1,4 +1,5 @@
 import { searchByKeyphrases, searchByTags } from '../../services/search/index.js';
+import { cutText } from '../../text/cut.js';
 import { UsageError, type Command } from './types.js';
 
 const TOP = 5;
@@ -26,7 +27,7 @@ export const searchCommand: Command = {
     });
     return {
       text: blocks.join('\n\n'),
-      buttons: results.map((e) => [{ label: `Watch: ${e.title.slice(0, 40)}`, action: `watch:${e.id}` }]),
+      buttons: results.map((e) => [{ label: `Watch: ${cutText(e.title, 40)}`, action: `watch:${e.id}` }]),
     };
   },
 };

@@ -7,6 +7,7 @@ import { listSubscriptions, type Channel } from '../../services/subscriptions/in
 import { actionToText, GENERIC_FAILURE, runCommand, type BotReply, type ChatInfo } from '../commands/index.js';
 import { describeSubscription } from '../commands/shared.js';
 import { DISCORD_COMMANDS, optionsToText, type RawOption } from './commands.js';
+import { cutText } from '../../text/cut.js';
 
 export const INTERACTION = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4 } as const;
 export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, AUTOCOMPLETE_RESULT: 8 } as const;
@@ -82,11 +83,10 @@ function components(reply: BotReply) {
   if (!reply.buttons || reply.buttons.length === 0) return undefined;
   return reply.buttons.slice(0, 5).map((row) => ({
     type: 1,
-    components: row.slice(0, 5).map((b) => ({ type: 2, style: 2, label: b.label.slice(0, 80), custom_id: b.action.slice(0, 100) })),
+    components: row.slice(0, 5).map((b) => ({ type: 2, style: 2, label: cutText(b.label, 80), custom_id: b.action.slice(0, 100) })),
   }));
 }
 
-const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /**
  * Whether the answer is for the caller only: the commands about the caller's own data, and every
@@ -159,7 +159,7 @@ export function createDiscordBot({
     return async (text, ephemeral, reply) => {
       clearTimeout(timer);
       const rows = reply ? components(reply) : undefined;
-      const data = { content: truncate(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
+      const data = { content: cutText(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
       // A failed deferral left the interaction unanswered: answering in one step is the last chance.
       if (!deferral || !(await deferral)) {
         return respond({ type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE, data: { ...data, ...(ephemeral ? { flags: EPHEMERAL } : {}) } });
@@ -239,16 +239,16 @@ export function createDiscordBot({
     if (focused?.name === 'market') {
       if (typed !== '') {
         const results = await searchByKeyphrases({ ctx, input: { keyphrases: [{ text: typed }] }, query: { limit: 5 } }).catch(() => []);
-        choices = results.flatMap((e) => e.markets.map((m) => ({ name: truncate(m.question, 100), value: m.id })));
+        choices = results.flatMap((e) => e.markets.map((m) => ({ name: cutText(m.question, 100), value: m.id })));
         if (choices.length === 0 && /^\d+$/.test(typed)) {
           const market = await findMarket({ ctx, input: { marketId: typed } }).catch(() => undefined);
-          if (market) choices = [{ name: truncate(market.question, 100), value: market.id }];
+          if (market) choices = [{ name: cutText(market.question, 100), value: market.id }];
         }
       }
     } else if (focused?.name === 'id') {
       const lower = typed.toLowerCase();
       choices = (await listSubscriptions({ ctx, input: {} }))
-        .map((s) => ({ name: truncate(describeSubscription(s).replace(/^• /, ''), 100), value: s.subscriptionId }))
+        .map((s) => ({ name: cutText(describeSubscription(s).replace(/^• /, ''), 100), value: s.subscriptionId }))
         .filter((c) => c.name.toLowerCase().includes(lower));
     }
     await respond({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: choices.slice(0, MAX_CHOICES) } });

@@ -2,6 +2,7 @@ import { getJson, postJson } from '../../net/http-post.js';
 import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
 import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
+import { cutText } from '../../text/cut.js';
 
 export interface DiscordEmbed {
   title: string;
@@ -13,18 +14,19 @@ export interface DiscordEmbed {
   footer: { text: string };
 }
 
+// Discord's embed limits (discord-api-types APIEmbed): title 256, description 4096, field value 1024 characters.
+const TITLE_MAX = 256;
+const FIELD_VALUE_MAX = 1024;
+const DESCRIPTION_MAX = 4096;
+
 const COLORS = { price: 0x5865f2, opened: 0x57f287, closed: 0xed4245 };
 
-// Discord's embed limits: title 256, field value 1024 characters.
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 export function formatDiscordEmbed(payload: Record<string, unknown>, links: DeliveryJob['links'], test = false): DiscordEmbed {
   const s = summarizeNotification(payload);
   const fields: DiscordEmbed['fields'] = [];
   const add = (name: string, value: string | undefined, inline = true) => {
-    if (value) fields.push({ name, value: cut(value, 1024), inline });
+    if (value) fields.push({ name, value: cutText(value, FIELD_VALUE_MAX), inline });
   };
   if (s.kind === 'price') {
     add('Price', s.price);
@@ -38,7 +40,7 @@ export function formatDiscordEmbed(payload: Record<string, unknown>, links: Deli
   if (links.chartUrl) add('Chart', `[24 h price chart](${links.chartUrl})`);
   const description = s.kind === 'price' ? `**${s.headline}** alert` : `**${s.headline}**`;
   return {
-    title: cut(s.title, 256),
+    title: cutText(s.title, TITLE_MAX),
     url: links.venueUrl,
     description: test ? `**${TEST_LABEL}**\n${description}` : description,
     color: s.kind === 'price' ? COLORS.price : s.headline.endsWith('opened') ? COLORS.opened : COLORS.closed,
@@ -155,7 +157,7 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
       const body = notice
         ? {
             username: 'Oddswatch',
-            embeds: [{ title: notice.title, description: cut(notice.message, 4096), color: COLORS.closed, footer: { text: 'Oddswatch' } }],
+            embeds: [{ title: cutText(notice.title, TITLE_MAX), description: cutText(notice.message, DESCRIPTION_MAX), color: COLORS.closed, footer: { text: 'Oddswatch' } }],
             // Re-enable, like Pause and Delete, only where the clicks reach our bot.
             ...(notice.reEnableAction && (await ownedByUs(webhook))
               ? { components: [{ type: 1, components: [{ type: 2, style: SUCCESS, label: 'Re-enable', custom_id: notice.reEnableAction }] }] }

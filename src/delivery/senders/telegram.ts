@@ -2,10 +2,20 @@ import { postJson } from '../../net/http-post.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
 import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
+import { cutText } from '../../text/cut.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
+
+/**
+ * Telegram refuses a message over 4,096 characters after entity parsing: the texts that come from
+ * the venue or the user (titles, outcomes, names) are cut to this each, which keeps the whole
+ * message under the limit with room for the labels.
+ */
+const FREE_TEXT_MAX = 900;
+const NOTICE_MAX = 3000;
+const html = (text: string): string => escapeHtml(cutText(text, FREE_TEXT_MAX));
 
 export interface TelegramMessage {
   text: string;
@@ -17,13 +27,13 @@ export function formatTelegramMessage(payload: Record<string, unknown>, links: D
   if (notice) {
     // The bot answers the tap with the same enable command as a typed `/enable`.
     const keyboard = notice.reEnableAction ? [[{ text: 'Re-enable', callback_data: notice.reEnableAction }]] : [];
-    return { text: `<b>${escapeHtml(notice.title)}</b>\n${escapeHtml(notice.message)}`, reply_markup: { inline_keyboard: keyboard } };
+    return { text: `<b>${html(notice.title)}</b>\n${escapeHtml(cutText(notice.message, NOTICE_MAX))}`, reply_markup: { inline_keyboard: keyboard } };
   }
   const s = summarizeNotification(payload);
-  const lines = [`<b>${escapeHtml(s.headline)}</b>`, escapeHtml(s.title)];
+  const lines = [`<b>${html(s.headline)}</b>`, html(s.title)];
   if (test) lines.unshift(`<b>${escapeHtml(TEST_LABEL)}</b>`);
   const line = (label: string, value: string | undefined) => {
-    if (value) lines.push(`${label}: <b>${escapeHtml(value)}</b>`);
+    if (value) lines.push(`${label}: <b>${html(value)}</b>`);
   };
   line('Price', s.price);
   line('Threshold', s.threshold);
