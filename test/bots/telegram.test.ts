@@ -73,6 +73,19 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: expect.stringContaining('Watch'), callback_data: `watch:${event.id}` }]]);
   });
 
+  it('a watch button whose title is cut inside an emoji still reaches Telegram, with the emoji left out whole', async () => {
+    // "Watch: " + the title's first 40 characters used to end in half of 🎉, which Telegram refuses.
+    const title = `Quokka ${'x'.repeat(32)}🎉 party`;
+    const party = await seedEvent(env.database, { title });
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7005, '/search quokka'));
+    expect(api.refused).toEqual([]);
+    const sent = api.callsTo('sendMessage').at(-1)!.body;
+    expect(sent.chat_id).toBe(7005);
+    expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: `Watch: Quokka ${'x'.repeat(32)}…`, callback_data: `watch:${party.id}` }]]);
+  });
+
   it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {
     const bot = makeBot();
     await bot.init();
