@@ -7,7 +7,7 @@ import { listSubscriptions, type Channel } from '../../services/subscriptions/in
 import { actionToText, GENERIC_FAILURE, runCommand, type BotReply, type ChatInfo } from '../commands/index.js';
 import { describeSubscription } from '../commands/shared.js';
 import { DISCORD_COMMANDS, optionsToText, type RawOption } from './commands.js';
-import { cutText } from '../../text/cut.js';
+import { cutLines, cutText } from '../../text/cut.js';
 
 export const INTERACTION = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4 } as const;
 export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, AUTOCOMPLETE_RESULT: 8 } as const;
@@ -159,7 +159,7 @@ export function createDiscordBot({
     return async (text, ephemeral, reply) => {
       clearTimeout(timer);
       const rows = reply ? components(reply) : undefined;
-      const data = { content: cutText(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
+      const data = { content: cutLines(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
       // A failed deferral left the interaction unanswered: answering in one step is the last chance.
       if (!deferral || !(await deferral)) {
         return respond({ type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE, data: { ...data, ...(ephemeral ? { flags: EPHEMERAL } : {}) } });

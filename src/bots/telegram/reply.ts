@@ -1,5 +1,5 @@
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import { cutText } from '../../text/cut.js';
+import { cutLines } from '../../text/cut.js';
 import type { BotReply } from '../commands/index.js';
 import type { OddsContext } from './context.js';
 
@@ -23,5 +23,5 @@ export async function sendReply(ctx: OddsContext, reply: BotReply): Promise<void
     }
   }
   const markup = keyboard(reply);
-  await ctx.reply(cutText(text, MAX_TEXT), markup ? { reply_markup: markup } : {});
+  await ctx.reply(cutLines(text, MAX_TEXT), markup ? { reply_markup: markup } : {});
 }
