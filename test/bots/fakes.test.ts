@@ -69,6 +69,8 @@ describe('the fake Telegram Bot API', () => {
     expect((await kb({ text: 'x', url: 'https://example.com/a' })).status).toBe(200);
     expect(await kb({ text: 'x', url: 'example.com' })).toEqual(refusedBy('Bad Request: BUTTON_URL_INVALID'));
     expect(await kb({ text: 'x', url: 'javascript:alert(1)' })).toEqual(refusedBy('Bad Request: BUTTON_URL_INVALID'));
+    expect(await kb({ text: 'x', url: 'http://localhost:8080/markets/1/chart.svg' })).toEqual(refusedBy('Bad Request: BUTTON_URL_INVALID'));
+    expect(await kb({ text: 'x', url: 'http://127.0.0.1:8080/' })).toEqual(refusedBy('Bad Request: BUTTON_URL_INVALID'));
     expect(await kb({ text: 'x' })).toEqual(refusedBy('Bad Request: text buttons are unallowed in the inline keyboard'));
   });
 

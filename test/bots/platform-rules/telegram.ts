@@ -96,10 +96,14 @@ function checkMarkup(markup: unknown): TelegramRefusal | undefined {
   return undefined;
 }
 
+/** Telegram refuses a button to a host nobody else can open (docs/delivery.md, the chart link). */
+const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/i;
+
 function isButtonUrl(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   try {
-    return ['http:', 'https:', 'tg:'].includes(new URL(value).protocol);
+    const url = new URL(value);
+    return ['http:', 'https:', 'tg:'].includes(url.protocol) && !(url.protocol !== 'tg:' && LOCAL_HOST.test(url.hostname));
   } catch {
     return false;
   }
