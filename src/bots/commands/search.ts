@@ -1,5 +1,6 @@
 import { findEvents, searchByTags } from '../../services/search/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
+import { cutText } from '../../text/cut.js';
 import { textOf } from './params.js';
 import type { BotButton, Command } from './types.js';
 
@@ -32,7 +33,7 @@ export const searchCommand: Command = {
       text: blocks.join('\n\n'),
       buttons: results.flatMap((e): BotButton[][] => {
         const action = encodeButton('watch', e.id);
-        return action ? [[{ label: `Watch: ${e.title.slice(0, 40)}`, action }]] : [];
+        return action ? [[{ label: `Watch: ${cutText(e.title, 40)}`, action }]] : [];
       }),
     };
   },
