@@ -56,20 +56,6 @@ export async function deliveriesOf(env: TestEnv, notificationId: string) {
   return env.database.db.select().from(deliveries).where(eq(deliveries.notificationId, notificationId));
 }
 
-/** Waits until `check` passes (the change feed is asynchronous). */
-export async function eventually(check: () => Promise<void> | void, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-}
-
 export { seedEvent };
 
 /** A market stream of one's own for the engine role: records its tokens, emits what the test gives. */
