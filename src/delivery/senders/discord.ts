@@ -1,5 +1,6 @@
 import { getJson, postJson } from '../../net/http-post.js';
-import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
+import { httpError, isSuccess, networkFailure, parseJsonObject } from './http-result.js';
+import { retryAfterHeaderMs, retryAfterSecondsMs } from '../../net/retry-after.js';
 import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
@@ -174,9 +175,9 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
         const { statusCode, durationMs } = response;
         if (isSuccess(statusCode)) return { outcome: 'sent', statusCode, durationMs };
         if (statusCode === 429) {
-          const retryAfter = parseJsonObject(response.body)?.['retry_after'];
+          // The body's fractional seconds are more precise than the header's whole ones.
           const retryAfterMs =
-            typeof retryAfter === 'number' ? Math.ceil(retryAfter * 1000) : parseRetryAfter(response.headers['retry-after']);
+            retryAfterSecondsMs(parseJsonObject(response.body)?.['retry_after']) ?? retryAfterHeaderMs(response.headers['retry-after']);
           return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error: 'Discord rate limit (HTTP 429)' };
         }
         if (statusCode === 401 || statusCode === 404) {

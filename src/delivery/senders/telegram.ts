@@ -1,4 +1,5 @@
 import { postJson } from '../../net/http-post.js';
+import { retryAfterSecondsMs } from '../../net/retry-after.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
 import { summarizeHealthNotice, summarizeNotification, TEST_LABEL } from './summary.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
@@ -85,8 +86,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
         if (isSuccess(statusCode) && answer.ok === true) return { outcome: 'sent', statusCode, durationMs };
         if (statusCode === 403) return { outcome: 'blocked', statusCode, durationMs, error };
         if (statusCode === 429) {
-          const seconds = answer.parameters?.retry_after;
-          const retryAfterMs = typeof seconds === 'number' ? Math.ceil(seconds * 1000) : undefined;
+          const retryAfterMs = retryAfterSecondsMs(answer.parameters?.retry_after);
           return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error };
         }
         if (statusCode === 401 || statusCode === 404) {
