@@ -6,7 +6,7 @@ import { createTelegramSender } from './telegram.js';
 import type { ChannelSender } from './types.js';
 import { createWebhookSender } from './webhook.js';
 
-export type { ChannelSender, DeliveryJob, SendOutcome, SendResult, ChannelSettings } from './types.js';
+export type { ChannelSender, DeliveryJob, SendOutcome, SendResult } from './types.js';
 export { formatDiscordEmbed } from './discord.js';
 export { formatTelegramMessage } from './telegram.js';
 

@@ -72,7 +72,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
     async send(job: DeliveryJob): Promise<SendResult> {
       if (!botToken) return { outcome: 'failed', error: 'Telegram bot is not configured', durationMs: 0 };
       const chatId = job.settings.telegramChatId;
-      if (chatId === undefined || chatId === '') {
+      if (chatId === undefined) {
         return { outcome: 'failed', error: 'The Telegram channel has no telegramChatId', durationMs: 0 };
       }
       const message = formatTelegramMessage(job.payload, job.links, job.test);

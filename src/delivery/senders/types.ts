@@ -1,8 +1,4 @@
-export interface ChannelSettings {
-  webhookUrl?: string;
-  discordWebhookUrl?: string;
-  telegramChatId?: number | string;
-}
+import type { ChannelSettings } from '../../db/schema/subscriptions.js';
 
 export interface DeliveryJob {
   notificationId: string;
