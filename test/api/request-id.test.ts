@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
@@ -17,13 +16,7 @@ afterAll(() => database?.drop());
 describe(`the request id in service logs (${engineName})`, () => {
   it("every line a service logs for a request carries that request's X-Request-Id", async () => {
     const chunks: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        chunks.push(chunk.toString());
-        done();
-      },
-    });
-    const logger = createLogger('info', sink);
+    const logger = createLogger('info', { write: (line: string) => chunks.push(line) });
     const { app, close } = createApp({ config: parseConfig(TEST_SETTINGS), database, logger, readiness: async () => ({ ready: true }) });
     try {
       const { token } = await insertAccountWithToken(database.db, {});

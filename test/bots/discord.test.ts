@@ -430,6 +430,19 @@ describe('the Discord bot against a local fake Discord REST API', () => {
         .send(raw);
     }
 
+    /** Posts the interaction while the database is slow: the HTTP answer is the deferral, given before the data. */
+    async function postWhileSlow(app: ReturnType<typeof appWith>, interaction: RawInteraction) {
+      let answered = false;
+      return withSlowSubscriptions(
+        async () => {
+          const res = await post(app, JSON.stringify(interaction)).expect(200);
+          answered = true;
+          return res;
+        },
+        () => answered,
+      );
+    }
+
     it('answers PING with PONG and refuses bad signatures with 401 {error}', async () => {
       const app = appWith(makeBot());
       const ping = JSON.stringify({ id: 'p1', token: 'ptoken', type: 1, application_id: APP });
@@ -467,15 +480,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     it('a slow command answers "thinking…" over HTTP and its answer then replaces it through the webhook', async () => {
       const app = appWith(makeBot(undefined, 50));
       const list = slash('8202', 'alerts');
-      let answered = false;
-      const res = await withSlowSubscriptions(
-        async () => {
-          const r = await post(app, JSON.stringify(list)).expect(200);
-          answered = true;
-          return r;
-        },
-        () => answered,
-      );
+      const res = await postWhileSlow(app, list);
       expect(res.body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
       await waitFor(() => followUps(list).length > 0);
       expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } }]);
@@ -487,15 +492,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       const app = appWith(bot);
       api.unknownOriginalEdits = 1;
       const list = slash('8203', 'alerts');
-      let answered = false;
-      const res = await withSlowSubscriptions(
-        async () => {
-          const r = await post(app, JSON.stringify(list)).expect(200);
-          answered = true;
-          return r;
-        },
-        () => answered,
-      );
+      const res = await postWhileSlow(app, list);
       expect(res.body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
       await waitFor(() => followUps(list).length >= 2);
       expect(followUps(list)).toEqual([
