@@ -36,7 +36,7 @@ export async function watchlistWith(env: TestEnv, a: TestAccount, events: Seeded
   return res.body.watchList.id as string;
 }
 
-export { subscribe, type SubOptions } from '../support/subscriptions.js';
+export { subscribe } from '../support/subscriptions.js';
 
 export async function getSub(env: TestEnv, a: TestAccount, id: string) {
   const res = await env.http.get(`/subscription/${id}`).set(a.auth).expect(200);

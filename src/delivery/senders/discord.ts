@@ -1,9 +1,10 @@
 import { getJson, postJson } from '../../net/http-post.js';
-import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
+import { httpError, isSuccess, networkFailure, parseJsonObject } from './http-result.js';
 import { cutText } from '../../text/cut.js';
 import { alertMessage, type AlertMessage, type Tone } from '../message/facts.js';
 import { summarizeHealthNotice, TEST_LABEL } from './summary.js';
 import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from './types.js';
+import { retryAfterHeaderMs, retryAfterSecondsMs } from '../../net/retry-after.js';
 
 export interface DiscordEmbed {
   title: string;
@@ -198,9 +199,9 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
         const { statusCode, durationMs } = response;
         if (isSuccess(statusCode)) return { outcome: 'sent', statusCode, durationMs };
         if (statusCode === 429) {
-          const retryAfter = parseJsonObject(response.body)?.['retry_after'];
+          // The body's fractional seconds are more precise than the header's whole ones.
           const retryAfterMs =
-            typeof retryAfter === 'number' ? Math.ceil(retryAfter * 1000) : parseRetryAfter(response.headers['retry-after']);
+            retryAfterSecondsMs(parseJsonObject(response.body)?.['retry_after']) ?? retryAfterHeaderMs(response.headers['retry-after']);
           return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error: 'Discord rate limit (HTTP 429)' };
         }
         if (statusCode === 401 || statusCode === 404) {

@@ -1,4 +1,5 @@
 import { postJson } from '../../net/http-post.js';
+import { retryAfterSecondsMs } from '../../net/retry-after.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
 import { cutText } from '../../text/cut.js';
 import { alertMessage, subjectLine, type AlertMessage } from '../message/facts.js';
@@ -96,7 +97,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
     async send(job: DeliveryJob): Promise<SendResult> {
       if (!botToken) return { outcome: 'failed', error: 'Telegram bot is not configured', durationMs: 0 };
       const chatId = job.settings.telegramChatId;
-      if (chatId === undefined || chatId === '') {
+      if (chatId === undefined) {
         return { outcome: 'failed', error: 'The Telegram channel has no telegramChatId', durationMs: 0 };
       }
       const message = formatTelegramMessage(job.payload, job.links, job.test, job);
@@ -110,8 +111,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
         if (isSuccess(statusCode) && answer.ok === true) return { outcome: 'sent', statusCode, durationMs };
         if (statusCode === 403) return { outcome: 'blocked', statusCode, durationMs, error };
         if (statusCode === 429) {
-          const seconds = answer.parameters?.retry_after;
-          const retryAfterMs = typeof seconds === 'number' ? Math.ceil(seconds * 1000) : undefined;
+          const retryAfterMs = retryAfterSecondsMs(answer.parameters?.retry_after);
           return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error };
         }
         if (statusCode === 401 || statusCode === 404) {

@@ -1,6 +1,7 @@
 import { unparsed } from '../../services/validate.js';
 import { z } from 'zod';
 import * as search from '../../services/search/index.js';
+import { MARKET_CHART_PATH } from '../../domain/links.js';
 import { defineRoutes, RawBody } from '../route.js';
 
 const tag = 'Search';
@@ -72,7 +73,7 @@ export const catalogRoutes = defineRoutes([
   },
   {
     method: 'get',
-    path: '/markets/{marketId}/chart.svg',
+    path: MARKET_CHART_PATH,
     summary: "A sparkline of the market's price over the last 24 h (image/svg+xml)",
     tag,
     auth: 'public',
