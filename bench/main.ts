@@ -10,6 +10,7 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
   },
   start: async (args) => (await import('./start.js')).runStartBench(args),
   search: async (args) => (await import('./search.js')).runSearchBench(args),
+  memory: async (args) => (await import('./memory.js')).runMemoryBench(args),
 };
 
 const [name, ...args] = process.argv.slice(2);

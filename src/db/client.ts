@@ -78,10 +78,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.pglite) return wrapPglite(options.pglite);
   const dataDir = options.dataDir ?? './data';
   await createPrivateDataDir(dataDir);
-  const pg = await PGlite.create(dataDir, { extensions: PGLITE_EXTENSIONS });
+  const pg = await PGlite.create(dataDir, { ...PGLITE_MEMORY_OPTIONS, extensions: PGLITE_EXTENSIONS });
   await makeTreePrivate(dataDir);
   return wrapPglite(pg, dataDir);
 }
+
+/**
+ * PGlite's initdb sizes the embedded server like a shared database server (shared_buffers 128 MB,
+ * max_connections 100), all of it inside the process: a reopened folder idled at ~300 MB before the
+ * service did anything. One session and a small database need far less. Given to initdb (written
+ * to the folder's postgresql.conf, and used by initdb's own runs) and on every start (folders made
+ * before this change keep the old postgresql.conf). Reads beyond 16 MB come from the OS page cache.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB', 'max_connections=10'];
+const PGLITE_MEMORY_OPTIONS = {
+  initDbStartParams: PGLITE_SETTINGS.flatMap((s) => ['--set', s]),
+  startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+};
 
 /** The rows of a raw query on either engine: PGlite answers `{ rows }`, postgres.js an array. */
 export async function queryRows<T extends Record<string, unknown>>(on: Queryable, query: SQL): Promise<T[]> {
