@@ -36,6 +36,9 @@ beforeAll(async () => {
   await env.database.db.update(catalogMarkets).set({ outcomePrices: [0.42, 0.58], slug: 'zorblax-wins' }).where(eq(catalogMarkets.id, event.markets[0]!.id));
 });
 afterAll(async () => {
+  // Nothing the flow sent was refused as the platforms would refuse it (the strict fakes).
+  expect(tg.refused).toEqual([]);
+  expect(dc.refused).toEqual([]);
   await tg?.close();
   await dc?.close();
   await env?.close();

@@ -80,6 +80,42 @@ describe('the Telegram bot against a local fake Bot API', () => {
     ]);
   });
 
+  it('a search result whose title is cut inside an emoji still reaches Telegram, with the emoji left out whole', async () => {
+    // Titles are cut at 100 characters; a cut through 🎉 would leave half of it, which Telegram refuses.
+    const title = `Quokka ${'x'.repeat(91)}🎉 party`;
+    const party = await seedEvent(env.database, { title });
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7005, '/search quokka'));
+    expect(api.refused).toEqual([]);
+    const sent = api.callsTo('sendMessage').at(-1)!.body;
+    expect(sent.chat_id).toBe(7005);
+    expect(sent.text.split('\n')[0]).toBe(`A. Quokka ${'x'.repeat(91)}… (event ${party.id})`);
+    expect(sent.reply_markup.inline_keyboard).toEqual([
+      [
+        { text: 'Watch A', callback_data: `watch:${party.id}` },
+        { text: 'Alert 1', callback_data: `flow:a:${party.markets[0]!.id}` },
+      ],
+    ]);
+  });
+
+  it('/alerts longer than a Telegram message keeps whole lines and says how many more there are', async () => {
+    const long = await seedEvent(env.database, { title: `Long list ${'y'.repeat(600)}` });
+    const bot = makeBot();
+    await bot.init();
+    for (let percent = 10; percent < 18; percent++) await bot.handleUpdate(commandUpdate(7006, `/alert ${long.markets[0]!.id} up ${percent}`));
+    await bot.handleUpdate(commandUpdate(7006, '/alerts'));
+    expect(api.refused).toEqual([]);
+    const { text } = api.callsTo('sendMessage').at(-1)!.body;
+    expect(text.length).toBeLessThanOrEqual(4096);
+    const lines: string[] = text.split('\n');
+    expect(lines[0]).toBe('Your alerts:');
+    // Every alert shown is shown whole, and the last line counts the rest: 8 in all.
+    const shown = lines.slice(1, -1);
+    for (const line of shown) expect(line).toMatch(/^• [0-9a-f-]{36}: Crossing Up \d+% on ".*", every 30m — active$/);
+    expect(lines.at(-1)).toBe(`… ${8 - shown.length} more line${8 - shown.length === 1 ? '' : 's'} not shown`);
+  });
+
   it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {
     const bot = makeBot();
     await bot.init();

@@ -1,6 +1,7 @@
-import { searchByKeyphrases, searchByTags } from '../../services/search/index.js';
+import { findEvents, searchByTags } from '../../services/search/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
 import { startAlertButton } from './alert-flow.js';
+import { cutText } from '../../text/cut.js';
 import { textOf } from './params.js';
 import type { BotButton, Command } from './types.js';
 
@@ -10,14 +11,6 @@ const MAX_TEXT = 1900;
 const ALERTS_PER_EVENT = 4;
 const MAX_TITLE = 100;
 const LETTERS = 'ABCDE';
-
-/** A title cut at a word boundary, with an ellipsis, so a long one never breaks mid-word. */
-function cutTitle(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
-}
 
 const yesPrice = (m: { outcomePrices: string }) => {
   const price = (JSON.parse(m.outcomePrices) as string[])[0];
@@ -37,7 +30,7 @@ export const searchCommand: Command = {
     const results =
       tags.length > 0
         ? await searchByTags({ ctx, input: { tags: tags.map((text) => ({ text })) }, query: { limit: TOP } })
-        : await searchByKeyphrases({ ctx, input: { keyphrases: [{ text: words || rest }] }, query: { limit: TOP } });
+        : await findEvents({ ctx, input: { q: words || rest, limit: TOP } });
     if (results.length === 0) return { text: `No open events match "${rest}".` };
     // Each event is a letter (its Watch button), each market a number (its Alert button): the
     // buttons stay short and one row per event fits Discord's five rows.
@@ -50,14 +43,14 @@ export const searchCommand: Command = {
       const watch = encodeButton('watch', e.id);
       if (watch) row.push({ label: `Watch ${letter}`, action: watch });
       // Ids stay in the text for the typed shortcuts (`/alert <market id> up 60`, `/watch <event id>`).
-      const lines = [`${letter}. ${cutTitle(e.title, MAX_TITLE)} (event ${e.id})`];
+      const lines = [`${letter}. ${cutText(e.title, MAX_TITLE)} (event ${e.id})`];
       for (const [j, m] of e.markets.entries()) {
         const alert = j < ALERTS_PER_EVENT ? startAlertButton(`Alert ${n + 1}`, m.id) : undefined;
         if (alert) {
           row.push(alert);
-          lines.push(`   ${++n}. ${cutTitle(m.question, MAX_TITLE)}${yesPrice(m)} (market ${m.id})`);
+          lines.push(`   ${++n}. ${cutText(m.question, MAX_TITLE)}${yesPrice(m)} (market ${m.id})`);
         } else {
-          lines.push(`   · ${cutTitle(m.question, MAX_TITLE)}${yesPrice(m)} (market ${m.id})`);
+          lines.push(`   · ${cutText(m.question, MAX_TITLE)}${yesPrice(m)} (market ${m.id})`);
         }
       }
       const block = lines.join('\n');
