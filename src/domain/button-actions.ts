@@ -15,9 +15,11 @@ export interface ButtonActions {
   watch: [eventId: string];
   /** A step of the guided alert: the step's letter, then the draft so far (see bots/commands/alert-flow.ts). */
   flow: [step: string, ...draft: string[]];
+  /** Another page of `/search <query>` results (0-based). */
+  spage: [page: number, query: string];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'flow']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'flow', 'spage']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the

@@ -232,6 +232,24 @@ describe('the guided alert on Telegram', () => {
     expect(find(own, 'Rises above').data).toMatch(/:7105$/);
   });
 
+  it('search results page with Next and Previous, editing the message in place', async () => {
+    for (let i = 1; i <= 5; i++) await seedEvent(env.database, { title: `Quasar launch ${i}`, markets: 1, volume24hr: 100 - i });
+    const b = await bot();
+    await b.handleUpdate(command(7108, '/search quasar launch'));
+    const first = lastSent();
+    expect(first.text.match(/^[A-D]\. Quasar launch \d/gm)).toHaveLength(4);
+    expect(first.text).toMatch(/\n\nPage 1$/);
+    expect(first.buttons.at(-1)!.map((x) => x.label)).toEqual(['Next']);
+    expect(find(first, 'Next').data).toBe('spage:1:quasar launch');
+    await b.handleUpdate(tap(7108, find(first, 'Next').data, first.messageId));
+    const second = lastEdit();
+    expect(second.body.message_id).toBe(first.messageId);
+    expect(second.text).toMatch(/^A\. Quasar launch 5 \(event \d+\)\n   1\. .*\n\nPage 2$/);
+    expect(second.buttons.map((r) => r.map((x) => x.label))).toEqual([['Watch A', 'Alert 1'], ['Previous']]);
+    await b.handleUpdate(tap(7108, find(second, 'Previous').data, first.messageId));
+    expect(lastEdit().text).toBe(first.text);
+  });
+
   it('the typed shortcut takes a venue link or a slug as well as an id', async () => {
     const b = await bot();
     await b.handleUpdate(command(7106, `/alert https://polymarket.com/event/${event.slug}/zorblax-wins up 60`));

@@ -6,7 +6,7 @@ import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
-import { searchCommand } from './search.js';
+import { searchCommand, searchPage } from './search.js';
 import { testAlertCommand } from './test-alert.js';
 import { revokeCommand, tokenCommand, tokensCommand } from './token.js';
 import { decodeButton } from '../../domain/button-actions.js';
@@ -87,6 +87,7 @@ export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: stri
 export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: string): Promise<BotReply> {
   const decoded = decodeButton(data);
   if (decoded?.command === 'flow') return runFlowButton(ctx, chat, decoded.words);
+  if (decoded?.command === 'spage') return runSearchPage(ctx, chat, decoded.words);
   const command = decoded && byName.get(decoded.command);
   if (!decoded || !command) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
   return runWith(ctx, chat, command, () => fromWords(command, decoded.words));
@@ -122,5 +123,16 @@ export async function runTypedAnswer(ctx: ServiceContext, chat: ChatInfo, action
     if (reply) return reply;
   }
   return undefined;
+}
+
+/** Previous/Next under search results (`spage:<page>:<query>`): that page, in place of this one. Never throws. */
+async function runSearchPage(ctx: ServiceContext, chat: ChatInfo, words: readonly string[]): Promise<BotReply> {
+  const [page, ...query] = words;
+  if (!page || !/^\d{1,2}$/.test(page) || query.length === 0) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
+  try {
+    return { ...(await searchPage(ctx, query.join(':'), Number(page))), edit: true };
+  } catch (err) {
+    return { ...errorReply(err, searchCommand, chat.kind, ctx.logger), tapperOnly: true };
+  }
 }
 
