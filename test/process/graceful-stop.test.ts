@@ -130,7 +130,7 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
     const stopped = await stopService(first, 'SIGTERM');
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(10_000);
-    const beforeRestart = received.size; console.error('PBSTAT stop', stopped, 'before', beforeRestart);
+    const beforeRestart = received.size;
 
     const again = await startBuiltService(env());
     let written: string[] = [];
@@ -143,7 +143,6 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
       expect((await stopService(again)).code).toBe(0);
     }
 
-    console.error('PBSTAT written', written.length, 'subs', subscriptions);
     // The signal came in the middle: part of the burst was delivered only after the restart.
     expect(beforeRestart).toBeLessThan(written.length);
     expect(written.length).toBeLessThanOrEqual(subscriptions);
