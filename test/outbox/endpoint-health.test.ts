@@ -33,7 +33,7 @@ beforeAll(async () => {
   bot = await startFakeBotApi(BOT_TOKEN);
   discord = await startFakeDiscordApi('app-1');
   worker = await startWorker(env.database, env.config, {
-    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 2000, telegram: { botToken: BOT_TOKEN, apiRoot: bot.url } }),
+    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 30_000, telegram: { botToken: BOT_TOKEN, apiRoot: bot.url } }),
     now: () => clock.now(),
   });
 });
