@@ -48,12 +48,6 @@ interface Draft {
   repeat?: string;
 }
 
-/** Who is tapping, as the platform names them: the flow's owner check compares these. */
-function platformUser(ctx: ServiceContext): string {
-  const c = ctx.caller;
-  return c.kind === 'telegram' ? c.telegramUserId : c.kind === 'discord' ? c.discordUserId : '';
-}
-
 function button(label: string, step: string, draft: Draft, owner: string): BotButton | undefined {
   const words = [draft.marketId, draft.type, draft.percent, draft.repeat].filter((w) => w !== undefined).map(String);
   const action = encodeButton('flow', step, ...words, owner);
@@ -171,7 +165,7 @@ const STALE: BotReply = { text: 'This button no longer works: search again and t
  */
 export async function runFlowButton(ctx: ServiceContext, chat: ChatInfo, words: readonly string[]): Promise<BotReply> {
   const [step = '', ...rest] = words;
-  const caller = platformUser(ctx);
+  const caller = chat.userId ?? '';
   const owner = step === STEP.start ? caller : (rest.pop() ?? '');
   if (owner !== caller) return { text: NOT_YOUR_FLOW, failed: true, tapperOnly: true };
   try {
@@ -210,7 +204,7 @@ export async function runFlowButton(ctx: ServiceContext, chat: ChatInfo, words: 
 export async function runTypedNumber(ctx: ServiceContext, chat: ChatInfo, flowWords: readonly string[], typed: string): Promise<BotReply | undefined> {
   const [step, marketId, type, owner] = flowWords;
   if (step !== STEP.typed || !marketId || !type || !owner || flowWords.length !== 4) return undefined;
-  if (owner !== platformUser(ctx)) return { text: NOT_YOUR_FLOW, failed: true, tapperOnly: true };
+  if (owner !== (chat.userId ?? '')) return { text: NOT_YOUR_FLOW, failed: true, tapperOnly: true };
   let percent: number;
   try {
     percent = Number(checkValue(PERCENT, typed));

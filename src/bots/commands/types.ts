@@ -7,6 +7,8 @@ export interface ChatInfo {
   kind: 'telegram' | 'discord';
   chatId: string | number;
   isPrivate: boolean;
+  /** The platform's id of the user who sent this (Telegram user id, Discord user id): who owns a guided alert. */
+  userId?: string;
   /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook). */
   channel?: Channel;
   /**

@@ -82,7 +82,8 @@ export function createDiscordBot({
   /** Runs a slash command (typed options straight to typed values) or a button (its data), and answers. */
   async function route(interaction: RawInteraction, ctx: ServiceContext, send: Send): Promise<void> {
     const inGuild = Boolean(interaction.guild_id);
-    const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild };
+    const userId = interaction.member?.user?.id ?? interaction.user?.id;
+    const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild, ...(userId ? { userId } : {}) };
     let reply: BotReply;
     const channelId = interaction.channel_id;
     if (interaction.type !== INTERACTION.APPLICATION_COMMAND && inGuild && channelId) {
