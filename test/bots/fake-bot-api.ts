@@ -30,6 +30,7 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
     deleteWebhook: () => true,
     answerCallbackQuery: () => true,
     sendMessage: (b) => ({ message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: b.chat_id, type: 'private' }, text: b.text }),
+    editMessageText: (b) => ({ message_id: b.message_id, date: Math.floor(Date.now() / 1000), chat: { id: b.chat_id, type: 'private' }, text: b.text }),
   };
   const server: Server = createServer((req, res) => {
     let raw = '';

@@ -28,6 +28,11 @@ export interface BotReply {
   tapperOnly?: boolean;
   /** The answer is a failure (wrong word, not found): Discord shows it to the caller alone. */
   failed?: boolean;
+  /**
+   * When the command came from a button tap: the answer replaces the message the button is on
+   * (its text and buttons) instead of posting a new one. Ignored for typed commands.
+   */
+  edit?: boolean;
 }
 
 export interface CommandInput {
