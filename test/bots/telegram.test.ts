@@ -85,14 +85,15 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const subscriptionId = pause.callback_data.slice('pause:'.length);
 
     await bot.handleUpdate(callbackUpdate(7002, pause.callback_data));
-    const answered = api.callsTo('answerCallbackQuery').at(-1)!.body;
-    expect(answered.text).toBe('Paused:');
+    // The tap edits the message it is on: "Paused ✓" and a Resume button in place of Pause.
+    const edited = api.callsTo('editMessageText').at(-1)!.body;
+    expect(edited.text).toMatch(/^Paused ✓\n/);
     const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7002' });
     const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
     const stored = await getSubscription({ ctx, input: { subscriptionId } });
     expect(stored.status).toEqual({ enabled: false, reason: 'Paused by user' });
     expect(stored.channels).toEqual([{ type: 'Telegram', settings: { telegramChatId: 7002 } }]);
-    expect(api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
+    expect(edited.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
   });
 
   it('in a group, /token goes to the private chat and the group only hears that it was sent', async () => {
