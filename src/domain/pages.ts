@@ -1,3 +1,5 @@
+import { cutText } from '../text/cut.js';
+
 // Lists in chat are shown a page at a time: whole lines only, each page under the platform's
 // message limit and a fixed number of entries (the buttons under a page are counted too).
 
@@ -29,11 +31,6 @@ export interface Page {
   text: string;
 }
 
-/** A line alone longer than a page would ever be: cut with an ellipsis so it still fits whole. */
-function fitted(line: string, room: number): string {
-  return line.length <= room ? line : `${line.slice(0, room - 1)}…`;
-}
-
 /** Where each page starts: greedy from the first entry, so a page number always means the same entries. */
 function pageStarts(lines: readonly string[], room: number, perPage: number): number[] {
   const starts = [0];
@@ -57,7 +54,8 @@ export function pageOf(lines: readonly string[], wanted: number, { header, limit
   // Sized with the widest number a page can show, so the numbers never push a page over.
   const prefix = numbered ? `${perPage}. `.length : 0;
   const room = limit - header.length - FOOTER_ROOM;
-  const shown = lines.map((line) => fitted(line, room - 1 - prefix));
+  // A line alone longer than a page would ever be is cut with an ellipsis, so it still fits whole.
+  const shown = lines.map((line) => cutText(line, room - 1 - prefix));
   const starts = pageStarts(
     shown.map((line) => line.padStart(line.length + prefix)),
     room,

@@ -73,6 +73,38 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: expect.stringContaining('Watch'), callback_data: `watch:${event.id}` }]]);
   });
 
+  it('a watch button whose title is cut inside an emoji still reaches Telegram, with the emoji left out whole', async () => {
+    // "Watch: " + the title's first 40 characters used to end in half of 🎉, which Telegram refuses.
+    const title = `Quokka ${'x'.repeat(32)}🎉 party`;
+    const party = await seedEvent(env.database, { title });
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7005, '/search quokka'));
+    expect(api.refused).toEqual([]);
+    const sent = api.callsTo('sendMessage').at(-1)!.body;
+    expect(sent.chat_id).toBe(7005);
+    expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: `Watch: Quokka ${'x'.repeat(32)}…`, callback_data: `watch:${party.id}` }]]);
+  });
+
+  it('/alerts longer than a Telegram message keeps whole lines and pages the rest behind Next', async () => {
+    const long = await seedEvent(env.database, { title: `Long list ${'y'.repeat(600)}` });
+    const bot = makeBot();
+    await bot.init();
+    for (let percent = 10; percent < 18; percent++) await bot.handleUpdate(commandUpdate(7006, `/alert ${long.markets[0]!.id} up ${percent}`));
+    await bot.handleUpdate(commandUpdate(7006, '/alerts'));
+    expect(api.refused).toEqual([]);
+    const { text } = api.callsTo('sendMessage').at(-1)!.body;
+    expect(text.length).toBeLessThanOrEqual(4096);
+    const lines: string[] = text.split('\n');
+    expect(lines[0]).toBe('Your alerts (8):');
+    // Every alert shown is shown whole; the rest are on the next page, behind Next.
+    const shown = lines.slice(1, -1);
+    for (const line of shown) expect(line).toMatch(/^\d\. "Long list y+: outcome 1\?" rises above 1\d% · every 30m · active · not fired yet$/);
+    expect(shown.length).toBeLessThan(8);
+    expect(lines.at(-1)).toBe('Page 1 of 2');
+    expect(api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard.at(-1)).toEqual([{ text: 'Next ▶', callback_data: 'page:alerts:2' }]);
+  });
+
   it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {
     const bot = makeBot();
     await bot.init();

@@ -1,4 +1,5 @@
 import type { InlineKeyboardMarkup } from 'grammy/types';
+import { cutLines } from '../../text/cut.js';
 import type { BotReply } from '../commands/index.js';
 import type { OddsContext } from './context.js';
 
@@ -22,7 +23,7 @@ export async function sendReply(ctx: OddsContext, reply: BotReply): Promise<void
     }
   }
   const markup = keyboard(reply);
-  await ctx.reply(text.slice(0, MAX_TEXT), markup ? { reply_markup: markup } : {});
+  await ctx.reply(cutLines(text, MAX_TEXT), markup ? { reply_markup: markup } : {});
 }
 
 /**

@@ -1,10 +1,5 @@
+import type { ChannelSettings } from '../../db/schema/subscriptions.js';
 import type { FiredAlert, RuleState } from '../message/facts.js';
-
-export interface ChannelSettings {
-  webhookUrl?: string;
-  discordWebhookUrl?: string;
-  telegramChatId?: number | string;
-}
 
 export interface DeliveryJob {
   notificationId: string;
