@@ -263,3 +263,21 @@ describe('Discord', () => {
     expect((await runCommand(ctx, dcChat, 'alerts')).text).toBe('You have no alerts. Create one with /alert.');
   });
 });
+
+describe('the command layer', () => {
+  it("/watchlists has a Show button per watchlist; in a group a page tap answers anew instead of replacing another member's list", async () => {
+    const ctx = await chatUser('telegram', '7399');
+    const dm: ChatInfo = { kind: 'telegram', chatId: 7399, isPrivate: true };
+    await runCommand(ctx, dm, 'watchlist new Macro');
+    expect((await runCommand(ctx, dm, `watch ${small.id} Macro`)).text).toContain('in "Macro"');
+    const list = await runCommand(ctx, dm, 'watchlists');
+    expect(list.text).toBe('Your watchlists (1):\n1. Macro — 1 event');
+    const show = list.buttons![0]![0]!;
+    expect(show.label).toBe('1 Show');
+    const shown = await runButton(ctx, dm, show.action);
+    expect(shown).toMatchObject({ edit: true, text: '"Macro" — 1 event:\n• Fed cuts rates in March (2 markets): Fed cuts rates in March: outcome 1? / Fed cuts rates in March: outcome 2?' });
+    const inGroup = await runButton(ctx, { kind: 'telegram', chatId: -100777, isPrivate: false }, show.action);
+    expect(inGroup.text).toBe(shown.text);
+    expect(inGroup.edit).toBeUndefined();
+  });
+});

@@ -108,7 +108,10 @@ export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: strin
   const command = tap && byName.get(tap.name);
   if (!decoded || !tap || !command || !Number.isInteger(tap.page)) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
   const reply = await runWith(ctx, chat, command, () => fromWords(command, tap.words), { page: tap.page, confirmed: tap.confirmed });
-  return EDITING_TAPS.has(decoded.command) && !reply.failed && !reply.tapperOnly ? { ...reply, edit: true } : reply;
+  // A page of someone's own list is answered by whoever taps: in a group (where everyone sees the
+  // buttons, Telegram) it must not replace the list another member asked for.
+  const othersMessage = decoded.command === 'page' && !chat.isPrivate && !command.publicAnswer;
+  return EDITING_TAPS.has(decoded.command) && !othersMessage && !reply.failed && !reply.tapperOnly ? { ...reply, edit: true } : reply;
 }
 
 /**
