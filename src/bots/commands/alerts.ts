@@ -14,7 +14,7 @@ const ALERTS_PER_PAGE = 8;
 export const alertsCommand: Command = {
   name: 'alerts',
   params: [alertIdParam("An alert: its last 5 firings and how each was delivered", true)],
-  summary: 'Your alerts, a page at a time, with buttons to pause, resume or delete each; or one alert\'s last 5 firings',
+  summary: "Your alerts, with buttons to pause, resume or delete each; or one alert's last 5 firings",
   async run({ ctx, chat, values, page }) {
     const subscriptionId = textOf(values, 'id');
     if (subscriptionId !== undefined) {
