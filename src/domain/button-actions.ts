@@ -17,9 +17,15 @@ export interface ButtonActions {
   flow: [step: string, ...draft: string[]];
   /** Another page of `/search <query>` results (0-based). */
   spage: [page: number, query: string];
+  /** Another page of a list: the listing command, the page (1-based), and the command's own words. */
+  page: [command: string, page: number, ...words: string[]];
+  /** The Confirm under a "Delete …?" question: the command and its words, run for real this time. */
+  confirm: [command: 'delete', subscriptionId: string] | [command: 'unwatch', eventId: string] | [command: 'watchlist', subcommand: 'delete', watchlistId: string];
+  /** The Cancel under such a question. */
+  cancel: [];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'flow', 'spage']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'flow', 'spage']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the

@@ -173,8 +173,10 @@ describe('the Discord bot against a local fake Discord REST API', () => {
 
     const press: RawInteraction = { ...base('8002', 3, { channel: 'chan-a' }), data: { custom_id: pause.custom_id } };
     await bot.handleInteraction(press);
-    expect(callbackFor(press).data.content).toMatch(/^Paused:/);
-    expect(callbackFor(press).data.flags).toBe(EPHEMERAL); // a click under a channel message is answered privately
+    // The click edits the message it is on (UPDATE_MESSAGE): "Paused ✓" and Resume in place of Pause.
+    expect(callbackFor(press).type).toBe(7);
+    expect(callbackFor(press).data.content).toMatch(/^Paused ✓\n/);
+    expect(callbackFor(press).data.components[0].components[0].custom_id).toBe(`resume:${subscriptionId}`);
     expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
   });
 
@@ -337,11 +339,15 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     // The owner presses Pause, then Delete, under the alert.
     const pause: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: `pause:${ours}` } };
     await bot.handleInteraction(pause);
-    expect(callbackFor(pause).data.content).toMatch(/^Paused:/);
+    expect(callbackFor(pause)).toMatchObject({ type: 7, data: { content: expect.stringMatching(/^Paused ✓\n/) } });
     expect((await getSubscription({ ctx, input: { subscriptionId: ours } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
     const remove: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: `delete:${ours}` } };
     await bot.handleInteraction(remove);
-    expect(callbackFor(remove).data.content).toBe(`Deleted alert ${ours}.`);
+    expect(callbackFor(remove)).toMatchObject({ type: 7, data: { content: expect.stringMatching(/^Delete this alert and its history\?\n/) } });
+    await env.http.get(`/subscription/${ours}`).set(auth).expect(200);
+    const yes: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: callbackFor(remove).data.components[0].components[0].custom_id } };
+    await bot.handleInteraction(yes);
+    expect(callbackFor(yes)).toMatchObject({ type: 7, data: { content: expect.stringMatching(/^Deleted ✓\n/), components: [] } });
     await env.http.get(`/subscription/${ours}`).set(auth).expect(404);
   });
 
@@ -369,12 +375,12 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const list = slash('8104', 'alerts');
     await withSlowSubscriptions(() => bot.handleInteraction(list), () => callbacksOf(list).length > 0);
     expect(callbackFor(list)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
-    expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining(subscriptionId) } }]);
+    expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining(' · active · '), components: expect.any(Array) } }]);
 
     const press: RawInteraction = { ...base('8104', 3, { guild: '', channel: 'dm-8104' }), data: { custom_id: `pause:${subscriptionId}` } };
     await withSlowSubscriptions(() => bot.handleInteraction(press), () => callbacksOf(press).length > 0);
     expect(callbackFor(press)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
-    expect(followUps(press)[0]!.body.content).toMatch(/^Paused:/);
+    expect(followUps(press)[0]!.body.content).toMatch(/^Paused ✓\n/);
     const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8104' });
     const ctx = { database: env.database, config: env.config, logger, account };
     expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });

@@ -99,7 +99,7 @@ describe('the Telegram bot against a local fake Bot API', () => {
     ]);
   });
 
-  it('/alerts longer than a Telegram message keeps whole lines and says how many more there are', async () => {
+  it('/alerts longer than a Telegram message keeps whole lines and pages the rest behind Next', async () => {
     const long = await seedEvent(env.database, { title: `Long list ${'y'.repeat(600)}` });
     const bot = makeBot();
     await bot.init();
@@ -109,11 +109,13 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const { text } = api.callsTo('sendMessage').at(-1)!.body;
     expect(text.length).toBeLessThanOrEqual(4096);
     const lines: string[] = text.split('\n');
-    expect(lines[0]).toBe('Your alerts:');
-    // Every alert shown is shown whole, and the last line counts the rest: 8 in all.
+    expect(lines[0]).toBe('Your alerts (8):');
+    // Every alert shown is shown whole; the rest are on the next page, behind Next.
     const shown = lines.slice(1, -1);
-    for (const line of shown) expect(line).toMatch(/^• [0-9a-f-]{36}: Crossing Up \d+% on ".*", every 30m — active$/);
-    expect(lines.at(-1)).toBe(`… ${8 - shown.length} more line${8 - shown.length === 1 ? '' : 's'} not shown`);
+    for (const line of shown) expect(line).toMatch(/^\d\. "Long list y+: outcome 1\?" rises above 1\d% · every 30m · active · not fired yet$/);
+    expect(shown.length).toBeLessThan(8);
+    expect(lines.at(-1)).toBe('Page 1 of 2');
+    expect(api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard.at(-1)).toEqual([{ text: 'Next ▶', callback_data: 'page:alerts:2' }]);
   });
 
   it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {
@@ -128,14 +130,15 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const subscriptionId = pause.callback_data.slice('pause:'.length);
 
     await bot.handleUpdate(callbackUpdate(7002, pause.callback_data));
-    const answered = api.callsTo('answerCallbackQuery').at(-1)!.body;
-    expect(answered.text).toBe('Paused:');
+    // The tap edits the message it is on: "Paused ✓" and a Resume button in place of Pause.
+    const edited = api.callsTo('editMessageText').at(-1)!.body;
+    expect(edited.text).toMatch(/^Paused ✓\n/);
     const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7002' });
     const ctx = { database: env.database, config: env.config, logger, account };
     const stored = await getSubscription({ ctx, input: { subscriptionId } });
     expect(stored.status).toEqual({ enabled: false, reason: 'Paused by user' });
     expect(stored.channels).toEqual([{ type: 'Telegram', settings: { telegramChatId: 7002 } }]);
-    expect(api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
+    expect(edited.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
   });
 
   it('in a group, /token goes to the private chat and the group only hears that it was sent', async () => {

@@ -56,6 +56,10 @@ export interface CommandInput {
   values: Values;
   /** The subcommand, for a command declared with subcommands. */
   subcommand?: string;
+  /** The page of a list asked for (1 when typed; a Next/Previous button carries another). */
+  page: number;
+  /** The user tapped Confirm under this command's "Delete …?" question: do it. */
+  confirmed: boolean;
 }
 
 export interface Command extends Signature {

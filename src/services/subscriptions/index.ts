@@ -3,7 +3,7 @@ export { createMarketAlert } from './create-market-alert.js';
 export { deleteSubscription } from './delete.js';
 export { countRecentFirings, dryRunSubscription } from './dry-run.js';
 export { getSubscription, listSubscriptions } from './read.js';
-export { pauseSubscription, restartSubscription } from './status.js';
+export { pauseSubscription, restartSubscription, setAlertActive } from './status.js';
 export { updateSubscription } from './update.js';
 export * from './schemas.js';
 export type { SubscriptionView } from './view.js';
