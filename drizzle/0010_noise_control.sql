@@ -1,0 +1,10 @@
+CREATE TABLE "subscription_preferences" (
+	"subscription_id" text PRIMARY KEY NOT NULL,
+	"snoozed_until" timestamp with time zone,
+	"delivery" text DEFAULT 'instant' NOT NULL,
+	"rearm_points" double precision DEFAULT 0 NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "notifications" ADD COLUMN "snoozed_until" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "subscription_preferences" ADD CONSTRAINT "subscription_preferences_subscription_id_subscriptions_id_fk" FOREIGN KEY ("subscription_id") REFERENCES "public"."subscriptions"("id") ON DELETE cascade ON UPDATE no action;
