@@ -13,9 +13,11 @@ export interface ButtonActions {
   delete: [subscriptionId: string];
   enable: [subscriptionId: string, position: number];
   watch: [eventId: string];
+  /** The span is one of the snooze spans (`1h`, `8h`, `24h`), checked where the command reads it. */
+  snooze: [subscriptionId: string, span: string];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'snooze']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the
