@@ -1,7 +1,8 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
-import { deliveries, deliveryAttempts, notifications, subscriptionPreferences } from '../db/schema/index.js';
+import { accountPreferences, deliveries, deliveryAttempts, notifications, subscriptionPreferences } from '../db/schema/index.js';
+import { quietHoursEnd } from '../domain/quiet-hours.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
@@ -54,6 +55,8 @@ export async function writeNotificationOnce(tx: Queryable, input: NotificationTo
 export async function writeNotificationsOnce(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<(string | null)[]> {
   if (inputs.length === 0) return [];
   const snoozes = await snoozedSubscriptions(tx, inputs);
+  const quiet = await quietHoursOf(tx, inputs);
+  const nowMs = Date.now();
   const rows = inputs.map((input) => ({
     id: newId(),
     accountId: input.accountId,
@@ -80,6 +83,9 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
       // Snoozed: the inbox keeps the firing, the other channels are recorded unsent with the reason,
       // as a disabled channel's are (FAILED, so "redeliver" can still send them on request).
       const held = snoozedUntil !== undefined && channel.type !== 'In App';
+      // Quiet hours hold a channel's delivery (not drop it): it is due when they end.
+      const hush = quiet.get(input.accountId);
+      const quietEnd = !held && hush && hush.channels.includes(channel.type) ? quietHoursEnd(nowMs, hush.timezone, hush) : null;
       return {
         id: newId(),
         notificationId: id,
@@ -88,6 +94,7 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
         settings: channel.settings ?? null,
         status: held ? ('FAILED' as const) : ('PENDING' as const),
         ...(held ? { lastError: snoozedError(snoozedUntil) } : {}),
+        ...(quietEnd !== null ? { dueAt: new Date(quietEnd) } : {}),
       };
     });
   });
@@ -123,4 +130,17 @@ async function snoozedSubscriptions(tx: Queryable, inputs: readonly Notification
     .from(subscriptionPreferences)
     .where(and(inArray(subscriptionPreferences.subscriptionId, ids), gt(subscriptionPreferences.snoozedUntil, sql`now()`)));
   return new Map(rows.flatMap((r) => (r.until ? [[r.id, r.until] as const] : [])));
+}
+
+type AccountQuietHours = { timezone: string; start: string; end: string; channels: ChannelType[] };
+
+/** The quiet hours of the inputs' accounts that have any: one query, none without a chat channel. */
+async function quietHoursOf(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<Map<string, AccountQuietHours>> {
+  const ids = [...new Set(inputs.flatMap((i) => (i.channels.some((c) => c.type !== 'In App') ? [i.accountId] : [])))];
+  if (ids.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: accountPreferences.accountId, timezone: accountPreferences.timezone, quietHours: accountPreferences.quietHours })
+    .from(accountPreferences)
+    .where(inArray(accountPreferences.accountId, ids));
+  return new Map(rows.flatMap((r) => (r.quietHours ? [[r.id, { timezone: r.timezone, ...r.quietHours }] as const] : [])));
 }

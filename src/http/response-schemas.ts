@@ -166,3 +166,13 @@ export const SubscriptionPreferences = z
     rearmPoints: z.number(),
   })
   .meta({ id: 'SubscriptionPreferences' });
+
+export const AccountPreferences = z
+  .strictObject({
+    timezone: z.string().meta({ description: 'IANA time zone name' }),
+    quietHours: z
+      .strictObject({ start: z.string(), end: z.string(), channels: z.array(z.enum(CHANNEL_TYPES)) })
+      .nullable()
+      .meta({ description: 'Local wall times HH:MM; null: no quiet hours' }),
+  })
+  .meta({ id: 'AccountPreferences' });

@@ -67,6 +67,7 @@ export function getPreferences({ ctx, input }: { ctx: ServiceContext; input: Sub
 
 /** `PUT /subscription/{id}/preferences`: replaces the whole object; a field left out takes its default. */
 export function putPreferences({ ctx, input }: { ctx: ServiceContext; input: SubscriptionIdInput & { body: PreferencesInput } }): Promise<PreferencesView> {
+  parseInput(SubscriptionIdInput, input); // a bad id is named before the body
   const body = parseInput(PreferencesInput, input.body);
   return change(ctx, input, () => ({
     snoozedUntil: body.snoozedUntil ?? null,
@@ -77,6 +78,7 @@ export function putPreferences({ ctx, input }: { ctx: ServiceContext; input: Sub
 
 /** Snoozes for a span from now or until a given time; the other preferences stay. */
 export function snoozeSubscription({ ctx, input }: { ctx: ServiceContext; input: SubscriptionIdInput & { body: SnoozeInput } }): Promise<PreferencesView> {
+  parseInput(SubscriptionIdInput, input); // a bad id is named before the body
   const body = parseInput(SnoozeInput, input.body);
   const until = body.until ?? new Date(Date.now() + SNOOZE_SPANS_MS[body.for!]);
   return change(ctx, input, (stored) => ({ ...stored, snoozedUntil: until }));
