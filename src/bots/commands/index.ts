@@ -6,6 +6,7 @@ import { inboxCommand } from './inbox.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
+import { snoozeCommand } from './snooze.js';
 import { testAlertCommand } from './test-alert.js';
 import { revokeCommand, tokenCommand, tokensCommand } from './token.js';
 import { decodeButton } from '../../domain/button-actions.js';
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   pauseCommand,
   resumeCommand,
   deleteCommand,
+  snoozeCommand,
   enableCommand,
   inboxCommand,
   tokenCommand,

@@ -8,3 +8,5 @@ export { updateSubscription } from './update.js';
 export * from './schemas.js';
 export type { SubscriptionView } from './view.js';
 export { enableChannel, getChannelHealth } from './channel-health.js';
+export { getPreferences, putPreferences, snoozeSubscription, unsnoozeSubscription } from './preferences.js';
+export * from './preferences-schemas.js';
