@@ -23,9 +23,11 @@ export interface ButtonActions {
   confirm: [command: 'delete', subscriptionId: string] | [command: 'unwatch', eventId: string] | [command: 'watchlist', subcommand: 'delete', watchlistId: string];
   /** The Cancel under such a question. */
   cancel: [];
+  /** The span is one of the snooze spans (`1h`, `8h`, `24h`), checked where the command reads it. */
+  snooze: [subscriptionId: string, span: string];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'flow', 'spage']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'snooze', 'flow', 'spage']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the

@@ -108,7 +108,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
     expect(put.authorization).toBe('Bot discord-bot-token');
     const names = put.body.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'enable', 'inbox', 'token', 'tokens', 'revoke']);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'snooze', 'enable', 'inbox', 'token', 'tokens', 'revoke']);
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],
@@ -321,7 +321,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       const [sentForeign] = await waitFor(() => executed(foreignUrl).length > 0 && executed(foreignUrl));
       expect(sent!.query).toBe('wait=true&with_components=true');
       const ids = (call: typeof sent) => call!.body.components.flatMap((row: { components: { custom_id?: string; url?: string; label: string }[] }) => row.components.map((b) => b.custom_id ?? b.label));
-      expect(ids(sent)).toEqual(['Open market', 'Chart', `pause:${ours}`, `delete:${ours}`]);
+      expect(ids(sent)).toEqual(['Open market', 'Chart', `pause:${ours}`, `delete:${ours}`, ...['1h', '8h', '24h'].map((span) => `snooze:${ours}:${span}`)]);
       expect(sentForeign!.query).toBe('wait=true&with_components=true');
       expect(ids(sentForeign)).toEqual(['Open market', 'Chart']);
       expect(api.callsTo('GET', /^\/api\/webhooks\//).every((c) => c.authorization === undefined)).toBe(true);

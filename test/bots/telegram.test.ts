@@ -5,7 +5,8 @@ import { startBotsRole } from '../../src/bots/role.js';
 import { createTelegramBot, TELEGRAM_MENU, webhookSecret } from '../../src/bots/telegram/index.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
-import { getSubscription } from '../../src/services/subscriptions/index.js';
+import { getPreferences, getSubscription } from '../../src/services/subscriptions/index.js';
+import { encodeButton } from '../../src/domain/button-actions.js';
 import type { Update } from 'grammy/types';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -139,6 +140,34 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(stored.status).toEqual({ enabled: false, reason: 'Paused by user' });
     expect(stored.channels).toEqual([{ type: 'Telegram', settings: { telegramChatId: 7002 } }]);
     expect(edited.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
+  });
+
+  it("the Snooze button under an alert snoozes it and answers until when; another person's tap finds nothing", async () => {
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7003, `/alert ${event.markets[0]!.id} up 65 every 60m`));
+    const pause = api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard[0][0];
+    const subscriptionId = pause.callback_data.slice('pause:'.length);
+    const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7003' });
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+
+    // The button data as the alert message's facts write it.
+    const snooze = encodeButton('snooze', subscriptionId, '8h')!;
+    await bot.handleUpdate(callbackUpdate(7004, snooze));
+    expect(api.callsTo('answerCallbackQuery').at(-1)!.body.text).toMatch(/can't find that alert/);
+    expect((await getPreferences({ ctx, input: { subscriptionId } })).snoozedUntil).toBeNull();
+
+    const before = Date.now();
+    await bot.handleUpdate(callbackUpdate(7003, snooze));
+    const { snoozedUntil } = await getPreferences({ ctx, input: { subscriptionId } });
+    expect(Date.parse(snoozedUntil!)).toBeGreaterThanOrEqual(before + 8 * 3_600_000);
+    const shown = `${snoozedUntil!.slice(0, 10)} ${snoozedUntil!.slice(11, 16)} UTC`;
+    const answered = [api.callsTo('answerCallbackQuery').at(-1)!.body.text, api.callsTo('sendMessage').at(-1)!.body.text].join('\n');
+    expect(answered).toContain(`Snoozed alert ${subscriptionId} until ${shown}`);
+
+    // The typed command names a wrong length and the right ones.
+    await bot.handleUpdate(commandUpdate(7003, `/snooze ${subscriptionId} 2h`));
+    expect(api.callsTo('sendMessage').at(-1)!.body.text).toMatch(/2h is not a snooze length.*1h.*8h.*24h.*1w/s);
   });
 
   it('in a group, /token goes to the private chat and the group only hears that it was sent', async () => {

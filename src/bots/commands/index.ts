@@ -7,6 +7,7 @@ import { inboxCommand } from './inbox.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand, searchPage } from './search.js';
+import { snoozeCommand } from './snooze.js';
 import { testAlertCommand } from './test-alert.js';
 import { revokeCommand, tokenCommand, tokensCommand } from './token.js';
 import { decodeButton } from '../../domain/button-actions.js';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   pauseCommand,
   resumeCommand,
   deleteCommand,
+  snoozeCommand,
   enableCommand,
   inboxCommand,
   tokenCommand,
