@@ -50,13 +50,19 @@ describe('the command layer', () => {
     expect((await runCommand(ctx, dm(1001), '/start@OddsBot')).text).toMatch(/^Welcome/);
   });
 
-  it('search finds seeded events by words and by tag, with markets, ids and watch buttons', async () => {
+  it('search finds seeded events by words and by tag, with markets, ids, watch and alert buttons', async () => {
     const ctx = await chatUser('1002');
     const byWords = await runCommand(ctx, dm(1002), 'search fed decision');
     expect(byWords.text).toContain('Fed decision in December');
     expect(byWords.text).toContain(`event ${fed.id}`);
     expect(byWords.text).toContain(`market ${fed.markets[1]!.id}`);
-    expect(byWords.buttons).toEqual([[{ label: expect.stringContaining('Fed'), action: `watch:${fed.id}` }]]);
+    expect(byWords.buttons).toEqual([
+      [
+        { label: 'Watch A', action: `watch:${fed.id}` },
+        { label: 'Alert 1', action: `flow:a:${fed.markets[0]!.id}` },
+        { label: 'Alert 2', action: `flow:a:${fed.markets[1]!.id}` },
+      ],
+    ]);
     const byTag = await runCommand(ctx, dm(1002), 'search tag:crypto');
     expect(byTag.text).toContain('Bitcoin above 100k');
     expect(byTag.text).not.toContain('Fed decision');

@@ -64,19 +64,26 @@ afterAll(async () => {
 });
 
 describe('the Telegram bot against a local fake Bot API', () => {
-  it('answers /search with the events and an inline keyboard of watch buttons', async () => {
+  it('answers /search with the events and an inline keyboard of watch and alert buttons', async () => {
     const bot = makeBot();
     await bot.init();
     await bot.handleUpdate(commandUpdate(7001, '/search election turnout'));
     const sent = api.callsTo('sendMessage').at(-1)!.body;
     expect(sent.chat_id).toBe(7001);
     expect(sent.text).toContain('Election turnout record');
-    expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: expect.stringContaining('Watch'), callback_data: `watch:${event.id}` }]]);
+    // One row per event: Watch, then an Alert per market (the guided alert, alert-flow.test.ts).
+    expect(sent.reply_markup.inline_keyboard).toEqual([
+      [
+        { text: 'Watch A', callback_data: `watch:${event.id}` },
+        { text: 'Alert 1', callback_data: `flow:a:${event.markets[0]!.id}` },
+        { text: 'Alert 2', callback_data: `flow:a:${event.markets[1]!.id}` },
+      ],
+    ]);
   });
 
-  it('a watch button whose title is cut inside an emoji still reaches Telegram, with the emoji left out whole', async () => {
-    // "Watch: " + the title's first 40 characters used to end in half of 🎉, which Telegram refuses.
-    const title = `Quokka ${'x'.repeat(32)}🎉 party`;
+  it('a search result whose title is cut inside an emoji still reaches Telegram, with the emoji left out whole', async () => {
+    // Titles are cut at 100 characters; a cut through 🎉 would leave half of it, which Telegram refuses.
+    const title = `Quokka ${'x'.repeat(91)}🎉 party`;
     const party = await seedEvent(env.database, { title });
     const bot = makeBot();
     await bot.init();
@@ -84,7 +91,13 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(api.refused).toEqual([]);
     const sent = api.callsTo('sendMessage').at(-1)!.body;
     expect(sent.chat_id).toBe(7005);
-    expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: `Watch: Quokka ${'x'.repeat(32)}…`, callback_data: `watch:${party.id}` }]]);
+    expect(sent.text.split('\n')[0]).toBe(`A. Quokka ${'x'.repeat(91)}… (event ${party.id})`);
+    expect(sent.reply_markup.inline_keyboard).toEqual([
+      [
+        { text: 'Watch A', callback_data: `watch:${party.id}` },
+        { text: 'Alert 1', callback_data: `flow:a:${party.markets[0]!.id}` },
+      ],
+    ]);
   });
 
   it('/alerts longer than a Telegram message keeps whole lines and pages the rest behind Next', async () => {

@@ -1,12 +1,13 @@
 import { DEFAULT_TRIGGER_INTERVAL, TRIGGER_INTERVALS, type PriceRuleType, type TriggerInterval } from '../../domain/enums.js';
 import type { ServiceContext } from '../../services/context.js';
+import { findMarketId } from '../../services/search/index.js';
 import { countRecentFirings, createMarketAlert, THRESHOLD_PERCENT } from '../../services/subscriptions/index.js';
 import { numberOf, textOf, type Param } from './params.js';
 import { alertButtons, chatChannel, describeSubscription } from './shared.js';
 import type { Command } from './types.js';
 
-/** The direction words chat uses for each price rule. */
-const ALERT_TYPES: Record<string, PriceRuleType> = {
+/** The direction words chat uses for each price rule (typed, and in the guided flow's buttons). */
+export const ALERT_TYPES: Record<string, PriceRuleType> = {
   up: 'Crossing Up',
   down: 'Crossing Down',
   cross: 'Crossing',
@@ -15,11 +16,11 @@ const ALERT_TYPES: Record<string, PriceRuleType> = {
   below: 'Less Than',
 };
 // Chat offers a cool-down between repeats; no cool-down at all (0m) stays a REST choice.
-const INTERVALS = TRIGGER_INTERVALS.filter((i) => i !== '0m');
-const ONCE = 'once';
+export const INTERVALS = TRIGGER_INTERVALS.filter((i) => i !== '0m');
+export const ONCE = 'once';
 
 const PARAMS: readonly Param[] = [
-  { kind: 'text', name: 'market', word: 'market id', help: 'The market (type to search), its id or link', autocomplete: 'market' },
+  { kind: 'text', name: 'market', word: 'market id', help: 'The market (type to search), its id, slug or link', autocomplete: 'market' },
   { kind: 'choice', name: 'type', help: 'When to alert', what: 'direction', choices: Object.entries(ALERT_TYPES).map(([word, label]) => ({ word, label })) },
   { kind: 'number', name: 'percent', help: 'The price, in percent', what: 'percentage', min: THRESHOLD_PERCENT.above, max: THRESHOLD_PERCENT.below, exclusive: true },
   {
@@ -34,7 +35,7 @@ const PARAMS: readonly Param[] = [
   },
 ];
 
-function trigger(repeat: string | undefined): { triggerType: 'One Time' | 'Recurring'; triggerInterval?: TriggerInterval } {
+export function trigger(repeat: string | undefined): { triggerType: 'One Time' | 'Recurring'; triggerInterval?: TriggerInterval } {
   if (repeat === undefined) return { triggerType: 'Recurring' };
   if (repeat === ONCE) return { triggerType: 'One Time' };
   return { triggerType: 'Recurring', triggerInterval: repeat.slice('every '.length) as TriggerInterval };
@@ -48,7 +49,8 @@ export const alertCommand: Command = {
     const created = await createMarketAlert({
       ctx,
       input: {
-        marketId: textOf(values, 'market')!,
+        // An id, a slug or a venue link: the shortcut takes what a person has at hand.
+        marketId: await findMarketId({ ctx, input: { ref: textOf(values, 'market')! } }),
         type: ALERT_TYPES[textOf(values, 'type')!]!,
         thresholdPercent: numberOf(values, 'percent'),
         ...trigger(textOf(values, 'repeat')),

@@ -1,11 +1,12 @@
 import type { ServiceContext } from '../../services/context.js';
 import { alertCommand } from './alert.js';
+import { runFlowButton, runTypedNumber } from './alert-flow.js';
 import { alertsCommand, deleteCommand, pauseCommand, resumeCommand } from './alerts.js';
 import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
-import { searchCommand } from './search.js';
+import { searchCommand, searchPage } from './search.js';
 import { snoozeCommand } from './snooze.js';
 import { testAlertCommand } from './test-alert.js';
 import { revokeCommand, tokenCommand, tokensCommand } from './token.js';
@@ -105,6 +106,8 @@ function unwrap(decoded: { command: string; words: string[] }): { name: string; 
 /** A tapped button's data (`pause:<id>`, see domain/button-actions.ts) in, a reply out. Never throws. */
 export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: string): Promise<BotReply> {
   const decoded = decodeButton(data);
+  if (decoded?.command === 'flow') return runFlowButton(ctx, chat, decoded.words);
+  if (decoded?.command === 'spage') return runSearchPage(ctx, chat, decoded.words);
   if (decoded?.command === 'cancel') return { text: CANCELLED, edit: true };
   const tap = decoded && unwrap(decoded);
   const command = tap && byName.get(tap.name);
@@ -133,3 +136,29 @@ export async function runWithValues(
 
 /** Commands whose answer the whole chat may see; the rest are about the caller's own data. */
 export const isPublicCommand = (name: string): boolean => byName.get(name)?.publicAnswer === true;
+
+/**
+ * A number typed in answer to a reply's `askNumber` (a Telegram reply to that message, a Discord
+ * modal): `actions` are the button data of the message answered. Undefined when none of them
+ * asked for a number. Never throws.
+ */
+export async function runTypedAnswer(ctx: ServiceContext, chat: ChatInfo, actions: readonly string[], typed: string): Promise<BotReply | undefined> {
+  for (const action of actions) {
+    const decoded = decodeButton(action);
+    const reply = decoded?.command === 'flow' ? await runTypedNumber(ctx, chat, decoded.words, typed) : undefined;
+    if (reply) return reply;
+  }
+  return undefined;
+}
+
+/** Previous/Next under search results (`spage:<page>:<query>`): that page, in place of this one. Never throws. */
+async function runSearchPage(ctx: ServiceContext, chat: ChatInfo, words: readonly string[]): Promise<BotReply> {
+  const [page, ...query] = words;
+  if (!page || !/^\d{1,2}$/.test(page) || query.length === 0) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
+  try {
+    return { ...(await searchPage(ctx, query.join(':'), Number(page))), edit: true };
+  } catch (err) {
+    return { ...errorReply(err, searchCommand, chat.kind, ctx.logger), tapperOnly: true };
+  }
+}
+

@@ -2,7 +2,7 @@ import type { Logger } from '../../logger.js';
 import { isServiceError, type ServiceError, type ServiceErrorKind } from '../../services/errors.js';
 import { conflictWords, limitWords, notFoundWords, validationWords } from './chat-words.js';
 import { usage, type Platform } from './params.js';
-import { UsageError, type BotReply, type Command } from './types.js';
+import { ChatRefusal, UsageError, type BotReply, type Command } from './types.js';
 
 export const GENERIC_FAILURE = 'Something went wrong; try again';
 
@@ -19,6 +19,7 @@ const WORDS: Record<ServiceErrorKind, (err: ServiceError) => string> = {
 export function errorReply(err: unknown, command: Command | undefined, platform: Platform, logger: Logger): BotReply {
   const usageLine = `Usage: ${command ? usage(command, platform) : '/help'}`;
   if (err instanceof UsageError) return { text: err.message ? `${err.message}\n${usageLine}` : usageLine, failed: true };
+  if (err instanceof ChatRefusal) return { text: err.message, failed: true };
   if (isServiceError(err)) {
     const words = WORDS[err.kind](err);
     return { text: err.kind === 'validation' && command ? `${words}\n${usageLine}` : words, failed: true };

@@ -1,13 +1,21 @@
 import type { Signature, Values } from './params.js';
 import type { ServiceContext } from '../../services/context.js';
+import type { ChannelType } from '../../domain/enums.js';
 import type { Channel } from '../../services/subscriptions/index.js';
 
 export interface ChatInfo {
   kind: 'telegram' | 'discord';
   chatId: string | number;
   isPrivate: boolean;
+  /** The platform's id of the user who sent this (Telegram user id, Discord user id): who owns a guided alert. */
+  userId?: string;
   /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook). */
   channel?: Channel;
+  /**
+   * Where an alert saved by a button tap is sent, when finding it costs a platform call (a Discord
+   * channel's webhook): asked only when the alert is saved.
+   */
+  deliveryChannel?: { type: ChannelType; resolve(): Promise<Channel> };
 }
 
 export interface BotButton {
@@ -33,6 +41,12 @@ export interface BotReply {
    * (its text and buttons) instead of posting a new one. Ignored for typed commands.
    */
   edit?: boolean;
+  /**
+   * Ask the tapper to type a number (Discord opens a modal with one text field; Telegram shows this
+   * reply's text and buttons, and the user replies to that message). `action` is button data:
+   * the typed answer is run with it by `runTypedAnswer`.
+   */
+  askNumber?: { title: string; label: string; action: string };
 }
 
 export interface CommandInput {
@@ -55,6 +69,14 @@ export interface Command extends Signature {
   answersTapPrivately?: boolean;
   /** Its answer is for the whole chat (help, search); every other answer is about the caller's own data. */
   publicAnswer?: boolean;
+}
+
+/** A refusal whose message is already the chat's answer (a missing platform permission). */
+export class ChatRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChatRefusal';
+  }
 }
 
 /** Bad arguments: answered with the command's usage line. */

@@ -67,7 +67,14 @@ export function answerer({ rest, applicationId, interaction, respond, privateByD
     const data = { content: cutLines(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
     // A failed deferral left the interaction unanswered: answering in one step is the last chance.
     if (!deferral || !(await deferral)) {
-      if (reply?.edit && interaction.type === INTERACTION.MESSAGE_COMPONENT) {
+      if (reply?.askNumber && interaction.type === INTERACTION.MESSAGE_COMPONENT) {
+        const { action, title, label } = reply.askNumber;
+        // A modal's custom_id carries the draft back with the typed value (see runTypedAnswer).
+        const input = { type: 4, custom_id: 'number', label: cutText(label, 45), style: 1, min_length: 1, max_length: 12, required: true, placeholder: '62.5' };
+        return respond({ type: CALLBACK.MODAL, data: { custom_id: action, title: cutText(title, 45), components: [{ type: 1, components: [input] }] } });
+      }
+      const fromMessage = interaction.type === INTERACTION.MESSAGE_COMPONENT || interaction.type === INTERACTION.MODAL_SUBMIT;
+      if (reply?.edit && fromMessage) {
         // The clicked message itself changes; without `components` Discord would keep the old buttons.
         return respond({ type: CALLBACK.UPDATE_MESSAGE, data: { ...data, components: rows ?? [] } });
       }

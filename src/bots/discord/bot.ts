@@ -2,7 +2,7 @@ import { REST, Routes } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { ServiceContext, SystemDeps } from '../../services/context.js';
-import { GENERIC_FAILURE, isPublicCommand, runButton, runWithValues, type BotReply, type ChatInfo } from '../commands/index.js';
+import { GENERIC_FAILURE, isPublicCommand, runButton, runTypedAnswer, runWithValues, STALE_BUTTON, type BotReply, type ChatInfo } from '../commands/index.js';
 import { answerer, type Send } from './answer.js';
 import { autocomplete } from './autocomplete.js';
 import { channelWebhooks, NeedsPermission } from './channel-webhook.js';
@@ -52,7 +52,7 @@ export interface DiscordBot {
  * post in the channel). Failures are private too (see `route`).
  */
 const isPrivate = (interaction: RawInteraction): boolean =>
-  interaction.type === INTERACTION.MESSAGE_COMPONENT || !isPublicCommand(interaction.data?.name ?? '');
+  interaction.type === INTERACTION.MESSAGE_COMPONENT || interaction.type === INTERACTION.MODAL_SUBMIT || !isPublicCommand(interaction.data?.name ?? '');
 
 /** The Discord transport for the shared command layer: routes each interaction to the command layer and answers it. */
 export function createDiscordBot({
@@ -82,9 +82,18 @@ export function createDiscordBot({
   /** Runs a slash command (typed options straight to typed values) or a button (its data), and answers. */
   async function route(interaction: RawInteraction, ctx: ServiceContext, send: Send): Promise<void> {
     const inGuild = Boolean(interaction.guild_id);
-    const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild };
+    const userId = interaction.member?.user?.id ?? interaction.user?.id;
+    const chat: ChatInfo = { kind: 'discord', chatId: interaction.channel_id ?? '', isPrivate: !inGuild, ...(userId ? { userId } : {}) };
     let reply: BotReply;
-    if (interaction.type === INTERACTION.MESSAGE_COMPONENT) {
+    const channelId = interaction.channel_id;
+    if (interaction.type !== INTERACTION.APPLICATION_COMMAND && inGuild && channelId) {
+      // An alert saved by a tap in a server channel goes to that channel's webhook, made only then.
+      chat.deliveryChannel = { type: 'Discord', resolve: () => channelWebhook(channelId) };
+    }
+    if (interaction.type === INTERACTION.MODAL_SUBMIT) {
+      const typed = interaction.data?.components?.[0]?.components?.[0]?.value ?? '';
+      reply = (await runTypedAnswer(ctx, chat, [interaction.data?.custom_id ?? ''], typed)) ?? { text: STALE_BUTTON, failed: true };
+    } else if (interaction.type === INTERACTION.MESSAGE_COMPONENT) {
       reply = await runButton(ctx, chat, interaction.data?.custom_id ?? '');
     } else {
       const name = interaction.data?.name ?? '';
@@ -107,7 +116,7 @@ export function createDiscordBot({
 
   async function handleInteraction(interaction: RawInteraction, callback?: InteractionCallback): Promise<void> {
     const log = deps.logger.child({ discordInteractionId: interaction.id });
-    const answered = interaction.type === INTERACTION.APPLICATION_COMMAND || interaction.type === INTERACTION.MESSAGE_COMPONENT;
+    const answered = interaction.type !== INTERACTION.AUTOCOMPLETE && Object.values(INTERACTION).some((t) => t === interaction.type);
     if (!answered && interaction.type !== INTERACTION.AUTOCOMPLETE) {
       log.debug({ type: interaction.type }, 'discord interaction type ignored');
       return;

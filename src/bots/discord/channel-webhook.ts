@@ -1,10 +1,11 @@
 import { DiscordAPIError, Routes, type REST } from 'discord.js';
 import type { Channel } from '../../services/subscriptions/index.js';
+import { ChatRefusal } from '../commands/types.js';
 
 export const NEED_WEBHOOK_PERMISSION = 'I need the Manage Webhooks permission in this channel to post alerts here';
 
 /** The bot may not make a webhook in this channel: answered with NEED_WEBHOOK_PERMISSION. */
-export class NeedsPermission extends Error {}
+export class NeedsPermission extends ChatRefusal {}
 
 const WEBHOOK_NAME = 'Oddswatch';
 interface Webhook {

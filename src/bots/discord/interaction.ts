@@ -3,8 +3,8 @@ import type { RawOption } from './slash.js';
 
 // Discord's interaction protocol as this bot uses it: the raw shapes and numbers, one place.
 
-export const INTERACTION = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4 } as const;
-export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, UPDATE_MESSAGE: 7, AUTOCOMPLETE_RESULT: 8 } as const;
+export const INTERACTION = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4, MODAL_SUBMIT: 5 } as const;
+export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, UPDATE_MESSAGE: 7, AUTOCOMPLETE_RESULT: 8, MODAL: 9 } as const;
 export const EPHEMERAL = 64;
 
 /** The raw interaction, as the gateway (INTERACTION_CREATE) or an interactions webhook delivers it. */
@@ -17,7 +17,8 @@ export interface RawInteraction {
   channel_id?: string;
   member?: { user?: { id: string } };
   user?: { id: string };
-  data?: { name?: string; options?: RawOption[]; custom_id?: string };
+  /** `components`: a submitted modal's rows of text inputs. */
+  data?: { name?: string; options?: RawOption[]; custom_id?: string; components?: { components?: { custom_id?: string; value?: string }[] }[] };
 }
 
 /** The first answer to an interaction (a callback body such as `{ type: 4, data }`). */

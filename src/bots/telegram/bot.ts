@@ -3,9 +3,9 @@ import { apiThrottler } from '@grammyjs/transformer-throttler';
 import { Bot } from 'grammy';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { SystemDeps } from '../../services/context.js';
-import { COMMANDS, FREE_TEXT_HINT, runButton, runCommand } from '../commands/index.js';
+import { COMMANDS, FREE_TEXT_HINT, runButton, runCommand, runTypedAnswer } from '../commands/index.js';
 import { chatInfo, type OddsContext } from './context.js';
-import { editReply, sendReply } from './reply.js';
+import { editMessage, editReply, sendReply } from './reply.js';
 
 export interface TelegramBotOptions {
   token: string;
@@ -59,7 +59,21 @@ export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBot
   // Words without a command in a private chat: say what to send instead of staying silent. In a
   // group the chat is the members' own: the bot only listens for commands there.
   bot.on('message:text', async (ctx) => {
-    if (ctx.chat.type !== 'private' || ctx.message.text.startsWith('/')) return;
+    if (ctx.message.text.startsWith('/')) return;
+    // A reply to one of our messages that asked for a number ("Type a number"): that message's
+    // buttons carry what the number is for, so nothing was kept while the user typed.
+    const asked = ctx.message.reply_to_message;
+    const chat = chatInfo(ctx);
+    if (chat && asked?.from?.id === ctx.me.id && asked.reply_markup) {
+      const actions = asked.reply_markup.inline_keyboard.flat().flatMap((b) => ('callback_data' in b && b.callback_data ? [b.callback_data] : []));
+      const reply = await runTypedAnswer(ctx.services, chat, actions, ctx.message.text);
+      if (reply) {
+        if (reply.failed) await ctx.reply(reply.text, { reply_parameters: { message_id: ctx.message.message_id } });
+        else await editMessage(ctx, asked.message_id, reply);
+        return;
+      }
+    }
+    if (ctx.chat.type !== 'private') return;
     await ctx.reply(FREE_TEXT_HINT);
   });
 

@@ -13,5 +13,5 @@ export type OddsContext = Context & OddsContextFlavor;
 export function chatInfo(ctx: Context): ChatInfo | undefined {
   const chat = ctx.chat;
   if (!chat) return undefined;
-  return { kind: 'telegram', chatId: chat.id, isPrivate: chat.type === 'private' };
+  return { kind: 'telegram', chatId: chat.id, isPrivate: chat.type === 'private', ...(ctx.from ? { userId: String(ctx.from.id) } : {}) };
 }

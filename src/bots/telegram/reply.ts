@@ -31,7 +31,13 @@ export async function sendReply(ctx: OddsContext, reply: BotReply): Promise<void
  * them). Falls back to a new message when the tap carries no message (too old for Telegram to send).
  */
 export async function editReply(ctx: OddsContext, reply: BotReply): Promise<void> {
-  if (!ctx.callbackQuery?.message) return sendReply(ctx, reply);
+  const message = ctx.callbackQuery?.message;
+  if (!message) return sendReply(ctx, reply);
+  await editMessage(ctx, message.message_id, reply);
+}
+
+/** Replaces one of this chat's messages with the reply (text and buttons; no buttons removes them). */
+export async function editMessage(ctx: OddsContext, messageId: number, reply: BotReply): Promise<void> {
   const markup = keyboard(reply);
-  await ctx.editMessageText(reply.text.slice(0, MAX_TEXT), markup ? { reply_markup: markup } : {});
+  await ctx.api.editMessageText(ctx.chat!.id, messageId, reply.text.slice(0, MAX_TEXT), markup ? { reply_markup: markup } : {});
 }

@@ -8,5 +8,6 @@ export { updateSubscription } from './update.js';
 export * from './schemas.js';
 export type { SubscriptionView } from './view.js';
 export { enableChannel, getChannelHealth } from './channel-health.js';
+export { conditionWords, deliveryWords, marketForAlert, repeatWords, thresholdPresets, type AlertDraftMarket } from './alert-draft.js';
 export { getPreferences, putPreferences, snoozeSubscription, unsnoozeSubscription } from './preferences.js';
 export * from './preferences-schemas.js';
