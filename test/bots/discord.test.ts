@@ -235,6 +235,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       const i = slash('8006', name);
       await bot.handleInteraction(i);
       expect(callbackFor(i).data.flags, name).toBe(EPHEMERAL);
+      // In a server the list itself is the private answer: no "I sent you a private message" there.
+      expect(callbackFor(i).data.content, name).not.toBe('I sent you a private message.');
     }
     const help = slash('8006', 'help');
     await bot.handleInteraction(help);

@@ -12,6 +12,7 @@ import type { Command } from './types.js';
 
 export const alertsCommand: Command = {
   name: 'alerts',
+  personal: true,
   params: [alertIdParam("An alert: its last 5 firings and how each was delivered", true)],
   summary: "Your alerts with their ids and status, or one alert's last 5 firings and deliveries",
   async run({ ctx, values }) {

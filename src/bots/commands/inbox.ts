@@ -11,6 +11,7 @@ function summarize(payload: Record<string, unknown>): string {
 
 export const inboxCommand: Command = {
   name: 'inbox',
+  personal: true,
   summary: 'Your last 10 notifications',
   async run({ ctx }) {
     const { notifications } = await listNotifications({ ctx, input: { limit: '10' } });

@@ -7,7 +7,7 @@ import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
 import { testAlertCommand } from './test-alert.js';
-import { revokeCommand, tokenCommand, tokensCommand } from './token.js';
+import { PRIVATE_ONLY, revokeCommand, tokenCommand, tokensCommand } from './token.js';
 import { decodeButton } from '../../domain/button-actions.js';
 import { checkValues, pickSubcommand, valuesFromWords, type ParamValue, type Values } from './params.js';
 import type { BotReply, ChatInfo, Command } from './types.js';
@@ -66,6 +66,9 @@ async function runWith(ctx: ServiceContext, chat: ChatInfo, command: Command, re
   } catch (err) {
     reply = errorReply(err, command, chat.kind, ctx.logger);
   }
+  if (command.personal && !chat.isPrivate && !reply.privateMessage) {
+    reply = { ...reply, text: PRIVATE_ONLY, privateMessage: reply.text };
+  }
   return command.answersTapPrivately ? { ...reply, tapperOnly: true } : reply;
 }
 
@@ -87,7 +90,10 @@ export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: strin
   const decoded = decodeButton(data);
   const command = decoded && byName.get(decoded.command);
   if (!decoded || !command) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
-  return runWith(ctx, chat, command, () => fromWords(command, decoded.words));
+  const reply = await runWith(ctx, chat, command, () => fromWords(command, decoded.words));
+  // A tap that changed nothing (someone else's alert is "not found" to the tapper) is the tapper's
+  // business alone: in a group it must not post in the chat.
+  return reply.failed ? { ...reply, tapperOnly: true } : reply;
 }
 
 /**

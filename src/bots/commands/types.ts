@@ -22,7 +22,10 @@ export interface BotReply {
   /** The reply holds a secret: send it in a private chat only. */
   private?: boolean;
   buttons?: BotButton[][];
-  /** Text for the user's private chat only (a secret asked for in a group); the transport sends it there. */
+  /**
+   * Text for the user's private chat only (a secret or a personal list asked for in a group); the
+   * transport sends it there, with `buttons`, and `text` in the chat (Discord: all to the caller alone).
+   */
   privateMessage?: string;
   /** When the command came from a button tap: answer the tapper alone, nothing in the chat. */
   tapperOnly?: boolean;
@@ -46,6 +49,8 @@ export interface Command extends Signature {
   answersTapPrivately?: boolean;
   /** Its answer is for the whole chat (help, search); every other answer is about the caller's own data. */
   publicAnswer?: boolean;
+  /** A list of the caller's own things: asked for in a group, it is sent to the caller privately. */
+  personal?: boolean;
 }
 
 /** Bad arguments: answered with the command's usage line. */

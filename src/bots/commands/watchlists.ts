@@ -4,6 +4,7 @@ import type { Command } from './types.js';
 
 export const watchlistsCommand: Command = {
   name: 'watchlists',
+  personal: true,
   summary: 'Your watchlists',
   async run({ ctx }) {
     const all = await listWatchlists({ ctx, input: {} });

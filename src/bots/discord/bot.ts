@@ -101,9 +101,9 @@ export function createDiscordBot({
       }
       reply = await runWithValues(ctx, chat, name, valuesFromOptions(interaction.data?.options));
     }
-    // A secret asked for in a guild: an ephemeral reply is already private to the caller.
+    // A secret or a personal list asked for in a guild: an ephemeral reply is already private to the caller.
     const secret = reply.privateMessage ?? (reply.private ? reply.text : undefined);
-    if (secret) return send(secret, true);
+    if (secret) return send(secret, true, reply);
     await send(reply.text, reply.failed === true || isPrivate(interaction), reply);
   }
 
