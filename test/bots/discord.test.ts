@@ -330,6 +330,123 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     await env.http.get(`/subscription/${ours}`).set(auth).expect(404);
   });
 
+  it('an alert made in a DM is posted in that DM by the bot, with Pause and Delete; the REST API shows a bare Discord channel', async () => {
+    const bot = makeBot();
+    const where = { guild: '', channel: 'dm-8301' };
+    const create = slash('8301', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 55 }, where);
+    await bot.handleInteraction(create);
+    const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
+    expect(api.callsTo('POST', /\/webhooks$/).filter((c) => c.path.includes('dm-8301'))).toEqual([]); // no webhook in a DM
+
+    // The REST view stays the spec's: no setting of ours; and REST cannot make such a channel.
+    const auth = { Authorization: `Bearer ${await discordToken(bot, '8301')}` };
+    const shown = (await env.http.get(`/subscription/${subscriptionId}`).set(auth).expect(200)).body.subscription;
+    expect(shown.channels.map(({ status: _s, ...c }: { status?: string }) => c)).toEqual([{ type: 'Discord' }]);
+    const refused = await env.http
+      .post('/subscriptions')
+      .set(auth)
+      .send({
+        watchlistId: shown.watchlistId,
+        subscriptionScope: 'Market',
+        eventId: event.id,
+        marketId: event.markets[0]!.id,
+        subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 56 } } },
+        channels: [{ type: 'Discord', settings: { discordChannelId: 'dm-8301' } }],
+      })
+      .expect(400);
+    expect(refused.body).toEqual({ error: expect.any(String) });
+
+    const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8301' });
+    const config = { ...env.config, DISCORD_TOKEN: 'worker-bot-token', DISCORD_API_URL: api.url, PUBLIC_URL: 'https://oddswatch.example' };
+    const worker = await startWorkerRole({ database: env.database, config, logger });
+    try {
+      // What the engine writes when the price crosses 55 %: the rule's channels as stored.
+      await writeNotification(env.database.db, {
+        accountId: account.id,
+        subscriptionId,
+        type: 'price_notification',
+        payload: {
+          type: 'price_notification',
+          userId: account.id,
+          subscriptionId,
+          marketId: event.markets[0]!.id,
+          marketQuestion: 'Will it land?',
+          polymarketSlug: 'mars-landing',
+          subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 55 } } },
+          detectedValue: 0.57,
+          previousValue: 0.52,
+          detectedAt: new Date().toISOString(),
+        },
+        dedupeKey: `discord-dm-${subscriptionId}`,
+        channels: [{ type: 'Discord', settings: { discordChannelId: 'dm-8301' } }],
+      });
+      const [posted] = await waitFor(() => {
+        const calls = api.callsTo('POST', /^\/v10\/channels\/dm-8301\/messages$/);
+        return calls.length > 0 && calls;
+      });
+      expect(posted!.authorization).toBe('Bot worker-bot-token');
+      expect(posted!.body.username).toBeUndefined(); // a bot message: its own name
+      expect(posted!.body.embeds[0].title).toContain('Will it land?');
+      expect(posted!.body.allowed_mentions).toEqual({ parse: [] });
+      const buttons = posted!.body.components.flatMap((row: { components: { custom_id?: string; label: string }[] }) => row.components.map((b) => b.custom_id ?? b.label));
+      expect(buttons).toEqual(['Open market', 'Chart', `pause:${subscriptionId}`, `delete:${subscriptionId}`]);
+    } finally {
+      await worker.stop();
+    }
+
+    // The bot's own message: its Pause reaches the bot, from the DM.
+    const pause: RawInteraction = { ...base('8301', 3, where), data: { custom_id: `pause:${subscriptionId}` } };
+    await bot.handleInteraction(pause);
+    expect(callbackFor(pause).data.content).toMatch(/^Paused:/);
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
+  });
+
+  it('a DM the user closed (Discord 403) disables the channel at once, and says why', async () => {
+    const bot = makeBot();
+    const where = { guild: '', channel: 'dm-8302' };
+    const create = slash('8302', 'alert', { market: event.markets[1]!.id, type: 'down', percent: 30 }, where);
+    await bot.handleInteraction(create);
+    const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
+    api.forbiddenChannels.add('dm-8302');
+    const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8302' });
+    const config = { ...env.config, DISCORD_TOKEN: 'worker-bot-token', DISCORD_API_URL: api.url };
+    const worker = await startWorkerRole({ database: env.database, config, logger });
+    const auth = { Authorization: `Bearer ${await discordToken(bot, '8302')}` };
+    try {
+      await writeNotification(env.database.db, {
+        accountId: account.id,
+        subscriptionId,
+        type: 'price_notification',
+        payload: {
+          type: 'price_notification',
+          userId: account.id,
+          subscriptionId,
+          marketId: event.markets[1]!.id,
+          marketQuestion: 'Will it land later?',
+          polymarketSlug: 'mars-landing',
+          subscriptionTypeConfig: { type: 'Crossing Down', config: { params: { threshold_percent: 30 } } },
+          detectedValue: 0.25,
+          detectedAt: new Date().toISOString(),
+        },
+        dedupeKey: `discord-dm-closed-${subscriptionId}`,
+        channels: [{ type: 'Discord', settings: { discordChannelId: 'dm-8302' } }],
+      });
+      const [health] = await waitFor(async () => {
+        const body = (await env.http.get(`/subscription/${subscriptionId}/channels/health`).set(auth).expect(200)).body;
+        return body.channels[0].state === 'disabled' && body.channels;
+      });
+      expect(health).toMatchObject({
+        type: 'Discord',
+        state: 'disabled',
+        disabledReason: 'Discord refused the direct message: the user blocked the bot or takes no direct messages (HTTP 403)',
+      });
+    } finally {
+      await worker.stop();
+      api.forbiddenChannels.delete('dm-8302');
+    }
+  });
+
   it('defers a slow command (type 5) and puts its answer in place of the placeholder', async () => {
     api.delays.push({ path: /^\/v10\/channels\/chan-slow\/webhooks$/, ms: 300 });
     const i = slash('8103', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 65 }, { channel: 'chan-slow' });

@@ -1,13 +1,13 @@
 import type { Signature, Values } from './params.js';
 import type { ServiceContext } from '../../services/context.js';
-import type { Channel } from '../../services/subscriptions/index.js';
+import type { ChatChannel } from '../../services/subscriptions/index.js';
 
 export interface ChatInfo {
   kind: 'telegram' | 'discord';
   chatId: string | number;
   isPrivate: boolean;
-  /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook). */
-  channel?: Channel;
+  /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook, a Discord DM). */
+  channel?: ChatChannel;
 }
 
 export interface BotButton {

@@ -90,7 +90,10 @@ export function createDiscordBot({
       reply = await runButton(ctx, chat, interaction.data?.custom_id ?? '');
     } else {
       const name = interaction.data?.name ?? '';
-      if (CHANNEL_COMMANDS.has(name) && inGuild && interaction.channel_id) {
+      if (CHANNEL_COMMANDS.has(name) && !inGuild && interaction.channel_id) {
+        // A DM has no webhooks: the bot posts there itself (the worker needs DISCORD_TOKEN for it).
+        chat.channel = { type: 'Discord', settings: { discordChannelId: interaction.channel_id } };
+      } else if (CHANNEL_COMMANDS.has(name) && interaction.channel_id) {
         try {
           // A test must try the webhook Discord has now, and leaves /alert here with it.
           chat.channel = await channelWebhook(interaction.channel_id, name === 'testalert');

@@ -3,6 +3,8 @@ import type { FiredAlert, RuleState } from '../message/facts.js';
 export interface ChannelSettings {
   webhookUrl?: string;
   discordWebhookUrl?: string;
+  /** A Discord DM channel the bot posts to with its own token (no webhook there). */
+  discordChannelId?: string;
   telegramChatId?: number | string;
 }
 
@@ -48,6 +50,8 @@ export interface SendResult {
   error?: string;
   durationMs: number;
   retryAfterMs?: number;
+  /** Failed because the endpoint is gone for good (a deleted webhook, a closed DM): the reason to disable the channel now. */
+  endpointGone?: string;
 }
 
 export interface ChannelSender {

@@ -1,11 +1,11 @@
-import type { Channel } from '../subscriptions/schemas.js';
+import type { ChatChannel } from '../subscriptions/schemas.js';
 
 /**
  * A `price_notification` in the spec's shape, with placeholder ids and wording that says it is a
  * sample: a receiver's parser sees the fields it will see for real, and a reader cannot mistake it
  * for a market move.
  */
-export function samplePriceNotification(accountId: string, channel: Channel, now: Date): Record<string, unknown> {
+export function samplePriceNotification(accountId: string, channel: ChatChannel, now: Date): Record<string, unknown> {
   const atMs = now.getTime();
   return {
     type: 'price_notification',
