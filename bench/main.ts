@@ -9,6 +9,8 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
     await bench.runDeliveryBench(bench.deliveryBenchOptions(args));
   },
   start: async (args) => (await import('./start.js')).runStartBench(args),
+  search: async (args) => (await import('./search.js')).runSearchBench(args),
+  memory: async (args) => (await import('./memory.js')).runMemoryBench(args),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,62 +1,84 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { machine, printTable } from './support.js';
 
 const root = path.resolve(import.meta.dirname, '..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
 
-/** Milliseconds from spawn until `line` appears on stdout (or the process exits), then SIGTERM. */
-function timeUntil(args: string[], env: Record<string, string>, line?: string): Promise<number> {
+/**
+ * Milliseconds from spawning `node args` until it is ready, then SIGTERM. Ready: the process exits
+ * (no `line`); `line` appears on stdout; with `readyz`, the URL logged on that line answers
+ * `GET /readyz` with 200 (polled).
+ */
+async function timeUntil(args: string[], env: Record<string, string>, line?: string, readyz = false): Promise<number> {
   const started = performance.now();
-  const child = spawn(tsx, args, { cwd: root, env: { ...process.env, ...env } as Record<string, string>, stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => (line ? reject(new Error(`exited with ${code}`)) : resolve(performance.now() - started)));
-    if (!line) return;
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      if (!l.includes(line)) return;
-      const ms = performance.now() - started;
-      child.removeAllListeners('exit');
-      child.once('exit', () => resolve(ms));
-      child.kill('SIGTERM');
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (!line) {
+    await exited;
+    return performance.now() - started;
+  }
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      void exited.then((code) => reject(new Error(`exited with ${code}`)));
+      createInterface({ input: child.stdout! }).on('line', (l) => {
+        if (l.includes(line)) resolve((JSON.parse(l) as { url?: string }).url ?? '');
+      });
     });
-  });
+    if (readyz) {
+      while ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) await sleep(5);
+    }
+    return performance.now() - started;
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** `npm run bench -- start`: time to a listening API on a fresh and on an existing PGlite folder. */
+const openPglite = (dir: string) =>
+  `import { PGlite } from '@electric-sql/pglite'; const pg = await PGlite.create(${JSON.stringify(dir)}); await pg.query('select 1'); await pg.close();`;
+
+/**
+ * `npm run bench -- start [--runs=3]`: `node dist/main.js` (what `npm start` runs after its build
+ * check) to `GET /readyz` 200, on PGlite with every role and the default venue (pointed at a closed
+ * port: the start must not wait for the venue), on an empty and on an existing `DATA_DIR`. Baselines
+ * in the same run: `node -e ''`, and a bare PGlite opening an empty and then that same folder.
+ */
 export async function runStartBench(args: string[]): Promise<void> {
   const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
-  const env = { PORT: '0', ROLES: 'api', LOG_LEVEL: 'info', DATABASE_URL: '' };
-  const baseline: number[] = [];
-  const fresh: number[] = [];
-  const reopen: number[] = [];
-  const reopenAll: number[] = [];
+  const built = spawnSync(process.execPath, ['bin/ensure-build.js'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('build failed');
+  const env = { PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: '', GAMMA_URL: 'http://127.0.0.1:9', CLOB_URL: 'http://127.0.0.1:9', CLOB_WS_URL: 'ws://127.0.0.1:9' };
+  const rows: Record<string, number[]> = {
+    'baseline: node -e ""': [],
+    'baseline: bare PGlite, open an empty folder (initdb) + select 1': [],
+    'baseline: bare PGlite, reopen that folder + select 1': [],
+    'first start, empty DATA_DIR (initdb + migrate + first account)': [],
+    'later start, existing DATA_DIR': [],
+  };
+  const [node, pgliteFirst, pgliteLater, first, later] = Object.values(rows) as [number[], number[], number[], number[], number[]];
   for (let i = 0; i < runs; i++) {
-    baseline.push(await timeUntil(['-e', ''], {}));
+    node.push(await timeUntil(['-e', ''], {}));
+    const bare = await mkdtemp(path.join(tmpdir(), 'oddswatch-bench-start-pglite-'));
     const dir = await mkdtemp(path.join(tmpdir(), 'oddswatch-bench-start-'));
     try {
-      fresh.push(await timeUntil(['src/main.ts'], { ...env, DATA_DIR: dir }, '"Oddswatch started"'));
-      reopen.push(await timeUntil(['src/main.ts'], { ...env, DATA_DIR: dir }, '"Oddswatch started"'));
-      // Every role, as `npm start` runs; no bot token, and a venue that need not answer for the start.
-      reopenAll.push(
-        await timeUntil(['src/main.ts'], { ...env, ROLES: 'api,engine,worker,sync,bots', GAMMA_URL: 'http://127.0.0.1:9', DATA_DIR: dir }, '"Oddswatch started"'),
-      );
+      pgliteFirst.push(await timeUntil(['--input-type=module', '-e', openPglite(bare)], {}));
+      pgliteLater.push(await timeUntil(['--input-type=module', '-e', openPglite(bare)], {}));
+      first.push(await timeUntil(['dist/main.js'], { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
+      later.push(await timeUntil(['dist/main.js'], { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
     } finally {
+      await rm(bare, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     }
   }
-  console.log(`machine: ${machine()}; median of ${runs} runs, spawn to "Oddswatch started" (port open)`);
+  console.log(`machine: ${machine()}; median of ${runs} runs; node dist/main.js, every role, spawn to GET /readyz 200`);
   printTable(
     ['case', 'median ms', 'all runs ms'],
-    [
-      ['baseline: tsx running an empty script', median(baseline).toFixed(0), baseline.map((x) => x.toFixed(0)).join(', ')],
-      ['first start, empty DATA_DIR (initdb + migrate)', median(fresh).toFixed(0), fresh.map((x) => x.toFixed(0)).join(', ')],
-      ['later start, existing DATA_DIR', median(reopen).toFixed(0), reopen.map((x) => x.toFixed(0)).join(', ')],
-      ['later start, every role', median(reopenAll).toFixed(0), reopenAll.map((x) => x.toFixed(0)).join(', ')],
-    ],
+    Object.entries(rows).map(([name, xs]) => [name, median(xs).toFixed(0), xs.map((x) => x.toFixed(0)).join(', ')]),
   );
 }

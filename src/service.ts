@@ -47,12 +47,9 @@ export async function startService(config: Config, logger: Logger, options: Star
       logger.info({ userId: first.userId }, 'created the first account; its token was printed above');
     }
 
-    // Catalog: the venue (or the in-process simulator), then the sync role as leader.
+    // Catalog: the venue (or the in-process simulator); the sync role starts last, see below.
     const venue = await startVenue(config, logger);
     stops.push(() => venue.stop());
-    // Role modules load only when their role runs: bots and the engine pull in large libraries.
-    const sync = config.ROLES.has('sync') ? (await import('./catalog/role.js')).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
-    if (sync) stops.push(() => sync.stop());
 
     // Bots before the API: in webhook mode the API server carries the Telegram webhook route.
     // The role returns at once; each bot connects in the background and shows its state in /readyz.
@@ -102,6 +99,12 @@ export async function startService(config: Config, logger: Logger, options: Star
       const worker = await startWorkerRole(deps);
       stops.push(() => worker.stop());
     }
+    // Role modules load only when their role runs: bots and the engine pull in large libraries.
+    // The sync starts after the other roles: its first pass (hundreds of upserts on PGlite's one
+    // connection) would otherwise hold up every query of their start by about a second. The API
+    // and the engine read the catalog already stored and take the pass's changes when they land.
+    const sync = config.ROLES.has('sync') ? (await import('./catalog/role.js')).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
+    if (sync) stops.push(() => sync.stop());
     if (database.kind === 'pglite') {
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });
       intake.unshift(() => admin.close());

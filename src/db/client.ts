@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -7,6 +8,9 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import { createPrivateDataDir, makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
+
+/** Extensions the migrations create; PGlite must have them loaded before `create extension`. */
+export const PGLITE_EXTENSIONS = { pg_trgm };
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -28,23 +32,26 @@ export interface Database {
   /** Runs `fn` while holding a session-level advisory lock; other holders wait. */
   withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   /**
-   * Takes a session-level advisory lock if it is free; it is held until `release` or close. With
-   * `key2`, the two-key form `pg_try_advisory_lock(key, key2)` (in `pg_locks`: classid = key,
-   * objid = key2, objsubid = 2). The lock lives on a reserved connection of its own, so it goes when
-   * the process's session ends.
+   * Takes a session-level advisory lock if it is free; it is held until `release` or close. The lock lives on a reserved pool connection, so it suits short work
+   * (a catalog sync pass); a lock held for the process's life belongs on a `lockSession`.
    */
-  tryAdvisoryLock(key: number, key2?: number): Promise<{ release(): Promise<void> } | undefined>;
+  tryAdvisoryLock(key: number): Promise<{ release(): Promise<void> } | undefined>;
   /**
-   * A database session of its own for locks held for a long time (a bot's single connection):
-   * unlike `tryAdvisoryLock`, its locks can tell when their session has died.
+   * A database session of its own for locks held for a long time (a bot's single connection, an
+   * engine's shard slot): unlike `tryAdvisoryLock`, its locks can tell when their session has died,
+   * and a session the server ended does not take the process down.
    */
   lockSession(): LockSession;
   close(): Promise<void>;
 }
 
 export interface LockSession {
-  /** Takes the one-key session lock if it is free. Do not ask again for a key this session holds. */
-  tryLock(key: number): Promise<AdvisoryLock | undefined>;
+  /**
+   * Takes the session lock if it is free: one key, or with `key2` the two-key form
+   * `pg_try_advisory_lock(key, key2)` (in `pg_locks`: classid = key, objid = key2, objsubid = 2).
+   * Do not ask again for a key this session holds.
+   */
+  tryLock(key: number, key2?: number): Promise<AdvisoryLock | undefined>;
   /** Ends the session, and with it any lock still held. */
   close(): Promise<void>;
 }
@@ -71,10 +78,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.pglite) return wrapPglite(options.pglite);
   const dataDir = options.dataDir ?? './data';
   await createPrivateDataDir(dataDir);
-  const pg = await PGlite.create(dataDir);
+  const pg = await PGlite.create(dataDir, { ...PGLITE_MEMORY_OPTIONS, extensions: PGLITE_EXTENSIONS });
   await makeTreePrivate(dataDir);
   return wrapPglite(pg, dataDir);
 }
+
+/**
+ * PGlite's initdb sizes the embedded server like a shared database server (shared_buffers 128 MB,
+ * max_connections 100), all of it inside the process: a reopened folder idled at ~300 MB before the
+ * service did anything. One session and a small database need far less. Given to initdb (written
+ * to the folder's postgresql.conf, and used by initdb's own runs) and on every start (folders made
+ * before this change keep the old postgresql.conf). Reads beyond 16 MB come from the OS page cache.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB', 'max_connections=10'];
+const PGLITE_MEMORY_OPTIONS = {
+  initDbStartParams: PGLITE_SETTINGS.flatMap((s) => ['--set', s]),
+  startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+};
 
 /** The rows of a raw query on either engine: PGlite answers `{ rows }`, postgres.js an array. */
 export async function queryRows<T extends Record<string, unknown>>(on: Queryable, query: SQL): Promise<T[]> {
@@ -134,20 +154,16 @@ function openPostgres(url: string, max: number): Database {
         reserved.release();
       }
     },
-    async tryAdvisoryLock(key, key2) {
+    async tryAdvisoryLock(key) {
       const reserved = await client.reserve();
-      const [row] =
-        key2 === undefined
-          ? await reserved`select pg_try_advisory_lock(${key}) as locked`
-          : await reserved`select pg_try_advisory_lock(${key}::int, ${key2}::int) as locked`;
+      const [row] = await reserved`select pg_try_advisory_lock(${key}) as locked`;
       if (!row?.locked) {
         reserved.release();
         return undefined;
       }
       return {
         async release() {
-          const unlock = key2 === undefined ? reserved`select pg_advisory_unlock(${key})` : reserved`select pg_advisory_unlock(${key}::int, ${key2}::int)`;
-          await unlock.catch(() => {});
+          await reserved`select pg_advisory_unlock(${key})`.catch(() => {});
           reserved.release();
         },
       };
@@ -168,21 +184,27 @@ function postgresLockSession(url: string): LockSession {
   let session: postgres.Sql | undefined;
   const open = () => (session ??= postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: 'oddswatch-locks' } }));
   return {
-    async tryLock(key) {
+    async tryLock(key, key2) {
       const sql = open();
-      const [row] = await sql`select pg_try_advisory_lock(${key}) as locked`;
+      const [row] =
+        key2 === undefined
+          ? await sql`select pg_try_advisory_lock(${key}) as locked`
+          : await sql`select pg_try_advisory_lock(${key}::int, ${key2}::int) as locked`;
       if (!row?.locked) return undefined;
+      // How pg_locks shows the lock (see `tryLock`).
+      const [classid, objid, objsubid] = key2 === undefined ? [Math.floor(key / 2 ** 32), key % 2 ** 32, 1] : [key, key2, 2];
       return {
         async held() {
           const rows = await sql`
             select count(*)::int as n from pg_locks
             where locktype = 'advisory' and granted and pid = pg_backend_pid()
-              and objsubid = 1 and classid = ${Math.floor(key / 2 ** 32)} and objid = ${key % 2 ** 32}`.catch(() => [{ n: 0 }]);
+              and objsubid = ${objsubid} and classid = ${classid} and objid = ${objid}`.catch(() => [{ n: 0 }]);
           return Number(rows[0]?.n ?? 0) > 0;
         },
         async release() {
           // On a session that is not the one that took it, this only warns (ignored): nothing to free.
-          await sql`select pg_advisory_unlock(${key})`.catch(() => {});
+          const unlock = key2 === undefined ? sql`select pg_advisory_unlock(${key})` : sql`select pg_advisory_unlock(${key}::int, ${key2}::int)`;
+          await unlock.catch(() => {});
         },
       };
     },

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { previousSecretInGrace } from '../services/accounts/webhook-secret.js';
 import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
+import { marketChartUrl } from '../domain/links.js';
 import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type HealthTracking, type ClaimedDelivery, type ClaimedWithContext, type SendContext } from './outbox-store.js';
 import { groupForChat } from './chat-groups.js';
 import { enablePath } from './health-notice.js';
@@ -255,7 +256,7 @@ export function buildJob(
   const marketId = typeof payload.marketId === 'string' ? payload.marketId : undefined;
   // Chat buttons and embeds link to the chart only at an address the reader can open: Telegram
   // refuses the whole message for a button to a host like localhost, and a private one is no use.
-  const base = config.PUBLIC_URL?.replace(/\/+$/, '');
+  const base = config.PUBLIC_URL;
   return {
     notificationId: delivery.notificationId,
     attempt,
@@ -265,7 +266,7 @@ export function buildJob(
     previousSigningSecret: previousSecretInGrace(context, config.WEBHOOK_SECRET_GRACE_MS, nowMs),
     links: {
       venueUrl: `https://polymarket.com/event/${encodeURIComponent(slug)}`,
-      ...(marketId && base ? { chartUrl: `${base}/markets/${encodeURIComponent(marketId)}/chart.svg` } : {}),
+      ...(marketId && base ? { chartUrl: marketChartUrl(base, marketId) } : {}),
     },
     rule: context.rule ?? null,
     ...(context.outcomeName ? { outcomeName: context.outcomeName } : {}),

@@ -10,7 +10,7 @@ import {
   TokenState,
 } from './token-state.js';
 
-export type { AlertEvaluator, CompiledRule, Firing } from './rules.js';
+export type { CompiledRule, Firing } from './rules.js';
 
 /**
  * The alert engine's rule index: per token, sorted thresholds by rule family, so a tick costs

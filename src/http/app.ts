@@ -100,7 +100,8 @@ export function createApp(deps: AppDeps): HttpApp {
     next();
   };
   const bearerGuards = [identify, apiLimiter, requireAuth];
-  const baseContext = (req: Request) => ({ database, config, logger: req.log, requestId: String(req.id) });
+  // req.log carries the request id (X-Request-Id) on every line a service logs for this request.
+  const baseContext = (req: Request) => ({ database, config, logger: req.log });
 
   healthRoutes(app, { database, readiness: deps.readiness, registry: metrics.registry });
   const document = buildOpenApiDocument(routes, config.PUBLIC_URL);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'drizzle-orm';
-import { notifyChange, type Database, type Unlisten } from '../db/client.js';
+import { notifyChange, type AdvisoryLock, type Database, type LockSession, type Unlisten } from '../db/client.js';
 import { MAX_SHARDS, SHARD_LOCK_CLASS, SHARDS_CHANGED, SHARDS_READY } from '../db/coordination.js';
 import type { Logger } from '../logger.js';
 
@@ -8,7 +8,9 @@ import type { Logger } from '../logger.js';
  * Splitting tokens between engine processes on one PostgreSQL.
  *
  * Each process holds a membership slot: the two-key advisory lock (SHARD_LOCK_CLASS, k) for the
- * lowest free k in 0..MAX_SHARDS-1, on a reserved connection kept for the process's life. The live
+ * lowest free k in 0..MAX_SHARDS-1, on a lock session of its own (Database.lockSession) kept for the
+ * process's life: a session the server ends (a restart, `pg_terminate_backend`) loses the slot, and
+ * the next refresh claims one again on a new session, without taking the process down. The live
  * members are the granted locks of that class in `pg_locks`; sorted, they give the member count n
  * and the process's own rank r. A token belongs to the process whose rank is `tokenHash(token) % n`.
  * A crashed process's session ends, its lock goes, and the others take its tokens on their next
@@ -84,8 +86,6 @@ export interface ShardMembershipOptions {
   refreshIntervalMs?: number;
 }
 
-type Lock = { release(): Promise<void> };
-
 // SHARDS_CHANGED is announced when a process joins or leaves gracefully, so the others re-read the
 // members at once instead of at their next refresh: tokens of a process that stops have no owner
 // until then. A crashed process announces nothing; the periodic refresh finds it.
@@ -96,9 +96,9 @@ interface Member {
   pid: number;
 }
 
-async function claimSlot(database: Database): Promise<{ slot: number; lock: Lock }> {
+async function claimSlot(locks: LockSession): Promise<{ slot: number; lock: AdvisoryLock }> {
   for (let k = 0; k < MAX_SHARDS; k++) {
-    const lock = await database.tryAdvisoryLock(SHARD_LOCK_CLASS, k);
+    const lock = await locks.tryLock(SHARD_LOCK_CLASS, k);
     if (lock) return { slot: k, lock };
   }
   throw new Error(`no free engine shard slot: ${MAX_SHARDS} engine processes already run on this database`);
@@ -122,27 +122,30 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
   let members: readonly number[] = [0];
   let key = '0';
   let slot = 0;
-  let lock: Lock | undefined;
+  // PGlite is one process: no slot to claim, no session to keep.
+  const locks = database.kind === 'postgres' ? database.lockSession() : undefined;
+  let lock: AdvisoryLock | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let refreshing: Promise<boolean> | undefined;
   let unlisten: Unlisten | undefined;
   let unlistenReady: Unlisten | undefined;
 
-  if (database.kind === 'postgres') ({ slot, lock } = await claimSlot(database));
+  if (locks) ({ slot, lock } = await claimSlot(locks));
   const announce = () =>
     notifyChange(database.db, SHARDS_CHANGED, String(slot)).catch((error: unknown) =>
       logger.warn({ err: error }, 'announcing an engine shard change failed'),
     );
 
   async function readView(): Promise<boolean> {
-    if (database.kind !== 'postgres' || closed) return false;
+    if (!locks || closed) return false;
     let live = await liveMembers(database);
     if (!live.some((m) => m.slot === slot)) {
-      // Our session (and lock) is gone, e.g. the connection broke: claim a slot again.
+      // Our lock session is gone (the server ended it, the connection broke): the lock session
+      // opens a new one on its next query, where we claim a slot again.
       logger.warn({ slot }, 'engine shard slot lost; claiming again');
       await lock?.release().catch(() => {});
-      ({ slot, lock } = await claimSlot(database));
+      ({ slot, lock } = await claimSlot(locks));
       live = await liveMembers(database);
     }
     const slots = live.map((m) => m.slot);
@@ -193,6 +196,7 @@ export async function joinShards(options: ShardMembershipOptions): Promise<Shard
       await refreshing?.catch(() => {});
       await lock?.release();
       lock = undefined;
+      await locks?.close();
       if (database.kind === 'postgres') await announce();
     },
     on(event, listener) {

@@ -17,10 +17,14 @@ export interface AccountRef {
 export interface ServiceContext {
   database: Database;
   config: Config;
+  /**
+   * Bound by the transport to its request: pino-http's `req` (with the X-Request-Id), Telegram's
+   * `telegramUpdateId`, Discord's `discordInteractionId`. Every line a service logs carries it.
+   */
   logger: Logger;
+  /** Who acts; the notification stream reads the API token's id to end its streams when the token is revoked. */
   caller: Caller;
   account: AccountRef;
-  requestId?: string;
   /** The transaction a use case opened; verbs called with it join it instead of opening their own. */
   tx?: Tx;
 }

@@ -1,5 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from '../logger.js';
+import { retryAfterHeaderMs } from '../net/retry-after.js';
 
 export type FetchFn = typeof globalThis.fetch;
 
@@ -17,7 +18,7 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly url: string,
-    readonly retryAfterMs: number | null,
+    readonly retryAfterMs: number | undefined,
   ) {
     super(`HTTP ${status} from ${url}`);
     this.name = 'HttpError';
@@ -26,15 +27,6 @@ export class HttpError extends Error {
 
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
-}
-
-/** Retry-After is either delta-seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
 
 export interface JsonRequest {
@@ -62,7 +54,7 @@ export async function requestJson(req: JsonRequest): Promise<unknown> {
     randomize: true,
     onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
       req.logger.debug({ path: pathOf(req.url), attemptNumber, retriesLeft, err: error.message }, 'venue request failed');
-      if (retriesLeft > 0 && error instanceof HttpError && error.retryAfterMs !== null) {
+      if (retriesLeft > 0 && error instanceof HttpError && error.retryAfterMs !== undefined) {
         await sleep(Math.min(error.retryAfterMs, policy.maxRetryAfterMs ?? 60_000));
       }
     },
@@ -79,7 +71,7 @@ async function attempt(req: JsonRequest): Promise<unknown> {
   const res = await req.fetch(req.url, init);
   if (!res.ok) {
     await res.body?.cancel();
-    const error = new HttpError(res.status, pathOf(req.url), parseRetryAfter(res.headers.get('retry-after')));
+    const error = new HttpError(res.status, pathOf(req.url), retryAfterHeaderMs(res.headers.get('retry-after')));
     throw isRetryableStatus(res.status) ? error : new AbortError(error);
   }
   return res.json();

@@ -59,6 +59,12 @@ describe('the command layer', () => {
     expect(byTag.text).toContain('Bitcoin above 100k');
     expect(byTag.text).not.toContain('Fed decision');
     expect((await runCommand(ctx, dm(1002), 'search nothingmatcheszzz')).text).toMatch(/No open events/);
+    // #16: words in any order, prefixes and a typo find what a person means.
+    for (const words of ['bitc', 'june bitcoin', 'Bitcoin 100k', 'bitcoim jun']) {
+      const reply = await runCommand(ctx, dm(1002), `search ${words}`);
+      expect(reply.text, words).toContain('Bitcoin above 100k by June');
+      expect(reply.text, words).not.toContain('Fed decision');
+    }
   });
 
   it('watch by slug creates "My watchlist"; watch by link and by id into a named one; unwatch removes it', async () => {

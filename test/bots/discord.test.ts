@@ -66,20 +66,33 @@ const followUps = (interaction: RawInteraction) =>
   api.calls.filter((c) => c.path.startsWith(`/v10/webhooks/${APP}/${interaction.token}`)).map((c) => ({ method: c.method, path: c.path.slice(`/v10/webhooks/${APP}/${interaction.token}`.length), body: c.body }));
 
 /**
- * Makes every query on the subscriptions table wait up to `ms` (a slow database). Resolves when the
- * lock is taken, with `held`, which settles when it is let go.
+ * Runs `action` against a slow database: every query on the subscriptions table waits behind a lock
+ * until `deferred()` holds (the bot has told Discord it is thinking), then the lock is let go and
+ * the action's result is answered. No clock: the database is slow exactly as long as the test needs.
  */
-async function slowSubscriptions(ms: number): Promise<{ held: Promise<void> }> {
+async function withSlowSubscriptions<T>(action: () => Promise<T>, deferred: () => unknown): Promise<T> {
   let locked!: () => void;
+  let release!: () => void;
   const isLocked = new Promise<void>((resolve) => (locked = resolve));
   const held = env.database.db.transaction(async (tx) => {
     await tx.execute(sql`LOCK TABLE subscriptions IN ACCESS EXCLUSIVE MODE`);
     locked();
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await new Promise<void>((resolve) => (release = resolve));
   });
   await isLocked;
-  return { held };
+  const result = action();
+  result.catch(() => undefined); // awaited below; a rejection meanwhile is not "unhandled"
+  try {
+    await waitFor(deferred, { message: 'the answer to be deferred' });
+  } finally {
+    release();
+    await held;
+  }
+  return result;
 }
+
+/** The interaction's callbacks as the fake Discord API received them (the deferral among them). */
+const callbacksOf = (interaction: RawInteraction) => api.callsTo('POST', new RegExp(`^/v10/interactions/${interaction.id}/`));
 
 const subscriptionIdOf = (content: string) => /• (\S+):/.exec(content)![1]!;
 
@@ -220,6 +233,10 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const choices = callbackFor(market);
     expect(choices.type).toBe(8);
     expect(choices.data.choices).toEqual(event.markets.map((m) => ({ name: expect.any(String), value: m.id })));
+    // #16: a word's first letters are enough, as a person types them.
+    const prefix: RawInteraction = { ...base('8005', 4), data: { name: 'alert', options: [{ name: 'market', type: 3, value: 'Mar', focused: true }] } };
+    await bot.handleInteraction(prefix);
+    expect(callbackFor(prefix).data.choices).toEqual(event.markets.map((m) => ({ name: m.question, value: m.id })));
 
     const created = slash('8005', 'alert', { market: event.markets[0]!.id, type: 'below', percent: 20 }, { guild: '', channel: 'dm5' });
     await bot.handleInteraction(created);
@@ -468,17 +485,13 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const bot = makeBot(undefined, 50);
     const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
 
-    let { held } = await slowSubscriptions(300);
     const list = slash('8104', 'alerts');
-    await bot.handleInteraction(list);
-    await held;
+    await withSlowSubscriptions(() => bot.handleInteraction(list), () => callbacksOf(list).length > 0);
     expect(callbackFor(list)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
     expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining(subscriptionId) } }]);
 
-    ({ held } = await slowSubscriptions(300));
     const press: RawInteraction = { ...base('8104', 3, { guild: '', channel: 'dm-8104' }), data: { custom_id: `pause:${subscriptionId}` } };
-    await bot.handleInteraction(press);
-    await held;
+    await withSlowSubscriptions(() => bot.handleInteraction(press), () => callbacksOf(press).length > 0);
     expect(callbackFor(press)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
     expect(followUps(press)[0]!.body.content).toMatch(/^Paused:/);
     const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8104' });
@@ -514,11 +527,9 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const lines: string[] = [];
     const capture = createLogger('debug', { write: (line: string) => lines.push(line) });
     try {
-      const { held } = await slowSubscriptions(300);
       const list = slash('8106', 'alerts');
       const bot = createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: api.url, deferAfterMs: 50, deps: { database: env.database, config: env.config, logger: capture } });
-      await bot.handleInteraction(list);
-      await held;
+      await withSlowSubscriptions(() => bot.handleInteraction(list), () => callbacksOf(list).length > 0);
       const warning = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'discord: deferring the answer failed');
       expect(warning.err).toMatchObject({ status: 400, code: 50035 });
       expect(lines.join('\n')).not.toContain(list.token);
@@ -549,6 +560,19 @@ describe('the Discord bot against a local fake Discord REST API', () => {
         .set('X-Signature-Ed25519', signature)
         .set('X-Signature-Timestamp', timestamp)
         .send(raw);
+    }
+
+    /** Posts the interaction while the database is slow: the HTTP answer is the deferral, given before the data. */
+    async function postWhileSlow(app: ReturnType<typeof appWith>, interaction: RawInteraction) {
+      let answered = false;
+      return withSlowSubscriptions(
+        async () => {
+          const res = await post(app, JSON.stringify(interaction)).expect(200);
+          answered = true;
+          return res;
+        },
+        () => answered,
+      );
     }
 
     it('answers PING with PONG and refuses bad signatures with 401 {error}', async () => {
@@ -587,10 +611,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
 
     it('a slow command answers "thinking…" over HTTP and its answer then replaces it through the webhook', async () => {
       const app = appWith(makeBot(undefined, 50));
-      const { held } = await slowSubscriptions(300);
       const list = slash('8202', 'alerts');
-      const res = await post(app, JSON.stringify(list)).expect(200);
-      await held;
+      const res = await postWhileSlow(app, list);
       expect(res.body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
       await waitFor(() => followUps(list).length > 0);
       expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } }]);
@@ -601,10 +623,9 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       const bot = createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: api.url, deferAfterMs: 50, placeholderRetryMs: 20, deps: { database: env.database, config: env.config, logger } });
       const app = appWith(bot);
       api.unknownOriginalEdits = 1;
-      const { held } = await slowSubscriptions(300);
       const list = slash('8203', 'alerts');
-      expect((await post(app, JSON.stringify(list)).expect(200)).body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
-      await held;
+      const res = await postWhileSlow(app, list);
+      expect(res.body).toEqual({ type: 5, data: { flags: EPHEMERAL } });
       await waitFor(() => followUps(list).length >= 2);
       expect(followUps(list)).toEqual([
         { method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining('no alerts') } },

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkTelegramCall, type TelegramRefusal } from './platform-rules/telegram.js';
+import { hasLoneSurrogate } from './platform-rules/utf8.js';
 
 export interface RecordedCall {
   method: string;
@@ -12,16 +14,22 @@ export interface FakeBotApi {
   /** Updates the next getUpdates calls hand out (long polling tests). */
   queueUpdate(update: object): void;
   callsTo(method: string): RecordedCall[];
+  /** Calls refused as the real Bot API would refuse them (limits, HTML, buttons), with the answer. */
+  refused: (RecordedCall & { answer: TelegramRefusal })[];
   /** Chats whose sendMessage answers 403 "bot was blocked by the user". */
   blockedChats: Set<number | string>;
   close(): Promise<void>;
 }
 
-/** A throwaway Telegram Bot API on 127.0.0.1 that answers what the bot uses and records every call. */
+/**
+ * A throwaway Telegram Bot API on 127.0.0.1 that answers what the bot uses and records every call.
+ * It refuses what Telegram refuses (platform-rules/telegram.ts), with Telegram's status and body.
+ */
 export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
   const calls: RecordedCall[] = [];
   const pending: object[] = [];
   const blockedChats = new Set<number | string>();
+  const refused: FakeBotApi['refused'] = [];
   let messageId = 0;
   const results: Record<string, (body: Record<string, any>) => unknown> = {
     getMe: () => ({ id: 42, is_bot: true, first_name: 'Oddswatch', username: 'OddswatchTestBot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }),
@@ -30,20 +38,32 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
     deleteWebhook: () => true,
     answerCallbackQuery: () => true,
     sendMessage: (b) => ({ message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: b.chat_id, type: 'private' }, text: b.text }),
+    editMessageText: (b) => ({ message_id: b.message_id, date: Math.floor(Date.now() / 1000), chat: { id: b.chat_id, type: 'private' }, text: b.text }),
+    editMessageReplyMarkup: (b) => ({ message_id: b.message_id, date: Math.floor(Date.now() / 1000), chat: { id: b.chat_id, type: 'private' } }),
   };
   const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
+      const raw = Buffer.concat(chunks).toString('utf8'); // joined first: a chunk may end mid-character
       const match = new RegExp(`^/bot${token}/(\\w+)$`).exec(req.url ?? '');
       const method = match?.[1] ?? '';
       const body = raw ? (JSON.parse(raw) as Record<string, any>) : {};
       calls.push({ method, body });
       let result: unknown;
-      if (method === 'sendMessage' && blockedChats.has(body.chat_id)) {
-        res.statusCode = 403;
+      const refuse = (answer: TelegramRefusal) => {
+        res.statusCode = answer.error_code;
         res.setHeader('content-type', 'application/json');
-        return res.end(JSON.stringify({ ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' }));
+        res.end(JSON.stringify({ ok: false, ...answer }));
+      };
+      if (method === 'sendMessage' && blockedChats.has(body.chat_id)) {
+        return refuse({ error_code: 403, description: 'Forbidden: bot was blocked by the user' });
+      }
+      if (!match || (!results[method] && method !== 'getUpdates')) return refuse({ error_code: 404, description: 'Not Found' });
+      const refusal = hasLoneSurrogate(body) ? { error_code: 400, description: 'Bad Request: strings must be encoded in UTF-8' } : checkTelegramCall(method, body);
+      if (refusal) {
+        refused.push({ method, body, answer: refusal });
+        return refuse(refusal);
       }
       if (method === 'getUpdates') {
         if (pending.length === 0) await new Promise((r) => setTimeout(r, 50));
@@ -52,7 +72,7 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
         result = results[method](body);
       }
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(result === undefined ? { ok: false, error_code: 404, description: 'Not Found' } : { ok: true, result }));
+      res.end(JSON.stringify({ ok: true, result }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,6 +82,7 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
     calls,
     queueUpdate: (u) => pending.push(u),
     callsTo: (method) => calls.filter((c) => c.method === method),
+    refused,
     blockedChats,
     close: () =>
       new Promise((resolve) => {

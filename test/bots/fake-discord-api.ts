@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkCommandRegistration, checkDiscordMessage, checkInteractionCallback, type DiscordRefusal } from './platform-rules/discord.js';
+import { hasLoneSurrogate } from './platform-rules/utf8.js';
 
 export interface DiscordCall {
   method: string;
@@ -29,6 +31,8 @@ export interface FakeDiscordApi {
   /** Deletes every webhook of `channel`, as a server admin can in Discord: posts to them get 404 Unknown Webhook. */
   deleteWebhooks(channel: string): void;
   callsTo(method: string, path: RegExp): DiscordCall[];
+  /** Requests refused as Discord would refuse them (limits, components, commands), with the answer. */
+  refused: (DiscordCall & { answer: DiscordRefusal })[];
   close(): Promise<void>;
 }
 
@@ -39,11 +43,15 @@ export function onlyCallback(api: FakeDiscordApi, interaction: { id: string; tok
   return calls[0]!.body;
 }
 
-/** A throwaway Discord REST API on 127.0.0.1 answering what the bot uses, recording every call. */
+/**
+ * A throwaway Discord REST API on 127.0.0.1 answering what the bot uses, recording every call. It
+ * refuses what Discord refuses (platform-rules/discord.ts), with Discord's status and body.
+ */
 export async function startFakeDiscordApi(applicationId: string): Promise<FakeDiscordApi> {
   const calls: DiscordCall[] = [];
   const forbiddenChannels = new Set<string>();
   const delays: FakeDiscordApi['delays'] = [];
+  const refused: FakeDiscordApi['refused'] = [];
   const state = { failWebhookLookups: false, rejectDeferrals: false, unknownOriginalEdits: 0 };
   let hookId = 9000;
   let url = '';
@@ -56,13 +64,15 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
     return hook;
   };
   const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
+      const raw = Buffer.concat(chunks).toString('utf8'); // joined first: a chunk may end mid-character
       const [rawPath = '', query = ''] = (req.url ?? '').split('?');
       const path = decodeURIComponent(rawPath); // discord.js sends @original as %40original
       const body = raw ? JSON.parse(raw) : undefined;
-      calls.push({ method: req.method ?? '', path, query, body, authorization: req.headers.authorization });
+      const call = { method: req.method ?? '', path, query, body, authorization: req.headers.authorization };
+      calls.push(call);
       const delay = delays.find((d) => d.path.test(path));
       if (delay) await new Promise((r) => setTimeout(r, delay.ms));
       const json = (status: number, value: unknown) => {
@@ -70,9 +80,20 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify(value));
       };
+      const refuse = (answer: DiscordRefusal | undefined): boolean => {
+        if (!answer) return false;
+        refused.push({ ...call, answer });
+        json(answer.status, answer.body);
+        return true;
+      };
+      if (hasLoneSurrogate(body)) return void refuse({ status: 400, body: { code: 50109, message: 'The request body contains invalid JSON.' } });
       let m: RegExpExecArray | null;
-      if (req.method === 'PUT' && /^\/v10\/applications\/[^/]+(\/guilds\/[^/]+)?\/commands$/.test(path)) return json(200, []);
+      if (req.method === 'PUT' && /^\/v10\/applications\/[^/]+(\/guilds\/[^/]+)?\/commands$/.test(path)) {
+        if (refuse(checkCommandRegistration(body))) return;
+        return json(200, (body as any[]).map((c, i) => ({ id: String(7000 + i), application_id: applicationId, version: '1', ...c })));
+      }
       if (req.method === 'POST' && /^\/v10\/interactions\/[^/]+\/[^/]+\/callback$/.test(path)) {
+        if (refuse(checkInteractionCallback(body))) return;
         if (state.rejectDeferrals && body?.type === 5) return json(400, { message: 'Invalid Form Body', code: 50035 });
         res.statusCode = 204;
         return res.end();
@@ -99,6 +120,7 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
           const { url: _url, ...rest } = hook;
           return json(200, { ...rest, type: hook.application_id ? 3 : 1 });
         }
+        if (refuse(checkDiscordMessage(body))) return;
         return json(200, { id: String(Date.now()), channel_id: hook.channel_id, webhook_id: hook.id, ...body });
       }
       // The interaction's own webhook: follow-ups, and edits and deletion of the original answer.
@@ -111,6 +133,7 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
           res.statusCode = 204;
           return res.end();
         }
+        if (refuse(checkDiscordMessage(body, { edit: req.method === 'PATCH' }))) return;
         return json(200, { id: String(Date.now()), ...body });
       }
       return json(404, { message: 'Unknown route', code: 0 });
@@ -144,6 +167,7 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
     addForeignWebhook: (channel, owner) => makeHook(channel, 'Someone else', owner ?? null).url,
     deleteWebhooks: (channel) => void hooks.delete(channel),
     callsTo: (method, path) => calls.filter((c) => c.method === method && path.test(c.path)),
+    refused,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

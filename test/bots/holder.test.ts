@@ -5,6 +5,7 @@ import { BOT_LOCKS } from '../../src/db/coordination.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
+import { expectNothingFor } from '../support/wait.js';
 import { startFakeBotApi, type FakeBotApi } from './fake-bot-api.js';
 import { startFakeDiscordGateway } from './fake-discord-gateway.js';
 
@@ -53,7 +54,7 @@ describe.skipIf(!process.env.DATABASE_URL)('one Telegram poller per database (ne
 
     // A while later, B has still not said a word to Telegram, while A keeps polling.
     const aPolls = polls(apiA);
-    await new Promise((r) => setTimeout(r, 1000));
+    await expectNothingFor(1000, () => apiB.calls, { message: 'a call from the standby to Telegram' });
     expect(apiB.calls).toEqual([]);
     expect(polls(apiA)).toBeGreaterThan(aPolls);
     expect(stateOf(b)).toBe('standby');
@@ -65,7 +66,7 @@ describe.skipIf(!process.env.DATABASE_URL)('one Telegram poller per database (ne
     expect(Date.now() - stoppedAt).toBeLessThan(5000);
     const afterStop = polls(apiA);
     await expect.poll(() => polls(apiB), { timeout: 5000 }).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 500));
+    await expectNothingFor(500, () => polls(apiA) !== afterStop, { message: 'a poll by the old holder' });
     expect(polls(apiA)).toBe(afterStop); // the old holder stays quiet
   });
 
@@ -94,7 +95,8 @@ describe.skipIf(!process.env.DATABASE_URL)('one Telegram poller per database (ne
     // answers 409 to one of them. Then exactly one polls, and it is the one that says so.
     const settled = async () => {
       const [a0, b0] = [polls(apiA), polls(apiB)];
-      await new Promise((r) => setTimeout(r, 400));
+      // A window of 400 ms, cut short (and tried again) as soon as both poll in it.
+      await expectNothingFor(400, () => polls(apiA) > a0 && polls(apiB) > b0, { message: 'both processes polling' });
       const [aMoved, bMoved] = [polls(apiA) > a0, polls(apiB) > b0];
       const states = [stateOf(a), stateOf(b)];
       return aMoved !== bMoved && states.sort().join() === 'connected,standby' && (aMoved ? stateOf(a) : stateOf(b)) === 'connected';
@@ -102,7 +104,7 @@ describe.skipIf(!process.env.DATABASE_URL)('one Telegram poller per database (ne
     await expect.poll(settled, { timeout: 10_000 }).toBe(true);
     const [poller, idle] = stateOf(a) === 'connected' ? [apiA, apiB] : [apiB, apiA];
     const before = [polls(poller), polls(idle)];
-    await new Promise((r) => setTimeout(r, 800));
+    await expectNothingFor(800, () => polls(idle) !== before[1], { message: 'a poll by the standby' });
     expect(polls(idle)).toBe(before[1]);
     expect(polls(poller)).toBeGreaterThan(before[0]!);
   });

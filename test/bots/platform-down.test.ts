@@ -9,6 +9,7 @@ import { insertAccountWithToken } from '../../src/services/accounts/index.js';
 import { startService } from '../../src/service.js';
 import { TEST_SETTINGS } from '../support/context.js';
 import { createTestDatabase } from '../support/db.js';
+import { expectNothingFor } from '../support/wait.js';
 import { startBotsRole } from '../../src/bots/role.js';
 import { closedPort, conflictingBotApi, hangingServer, refusingServer, type BadPlatform } from './unreachable-platform.js';
 
@@ -127,7 +128,7 @@ describe('a chat platform never takes the service down', () => {
       expect(metrics).toContain('oddswatch_bot_state{platform="telegram",mode="polling",state="disabled"} 1');
       expect(metrics).toContain('oddswatch_bot_state{platform="discord",mode="gateway",state="disabled"} 1');
       // Still off a while later: a refused token is not retried.
-      await new Promise((r) => setTimeout(r, 1500));
+      await expectNothingFor(1500, async () => (await stateOf(s.readyz, 'telegram')) !== 'disabled', { message: 'a retry of the refused token' });
       expect(await stateOf(s.readyz, 'telegram')).toBe('disabled');
       const errors = s.logs().filter((l) => l.level >= 50);
       expect(errors.map((l) => l.component)).toEqual(expect.arrayContaining(['telegram-bot', 'discord-bot']));
@@ -147,7 +148,7 @@ describe('a chat platform never takes the service down', () => {
     const role = await startBotsRole({ database, config, logger: createLogger('silent') }, { timing: { backoffMinMs: 200, backoffMaxMs: 60_000 } });
     try {
       await expect.poll(() => role.status()[0]?.lastError ?? '', { timeout: 10_000 }).toContain('409');
-      await new Promise((r) => setTimeout(r, 2000));
+      await expectNothingFor(2000, () => api.count('getMe') > 6, { message: 'more than 6 reconnects' });
       // Pauses of 0.2–0.4 s, then 0.4–0.8 s, 0.8–1.6 s …: a handful of reconnects, not hundreds.
       expect(api.count('getMe')).toBeLessThanOrEqual(6);
       expect(['backoff', 'connected']).toContain(role.status()[0]?.state);

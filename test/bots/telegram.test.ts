@@ -78,6 +78,36 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: expect.stringContaining('Watch'), callback_data: `watch:${event.id}` }]]);
   });
 
+  it('a watch button whose title is cut inside an emoji still reaches Telegram, with the emoji left out whole', async () => {
+    // "Watch: " + the title's first 40 characters used to end in half of 🎉, which Telegram refuses.
+    const title = `Quokka ${'x'.repeat(32)}🎉 party`;
+    const party = await seedEvent(env.database, { title });
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7005, '/search quokka'));
+    expect(api.refused).toEqual([]);
+    const sent = api.callsTo('sendMessage').at(-1)!.body;
+    expect(sent.chat_id).toBe(7005);
+    expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: `Watch: Quokka ${'x'.repeat(32)}…`, callback_data: `watch:${party.id}` }]]);
+  });
+
+  it('/alerts longer than a Telegram message keeps whole lines and says how many more there are', async () => {
+    const long = await seedEvent(env.database, { title: `Long list ${'y'.repeat(600)}` });
+    const bot = makeBot();
+    await bot.init();
+    for (let percent = 10; percent < 18; percent++) await bot.handleUpdate(commandUpdate(7006, `/alert ${long.markets[0]!.id} up ${percent}`));
+    await bot.handleUpdate(commandUpdate(7006, '/alerts'));
+    expect(api.refused).toEqual([]);
+    const { text } = api.callsTo('sendMessage').at(-1)!.body;
+    expect(text.length).toBeLessThanOrEqual(4096);
+    const lines: string[] = text.split('\n');
+    expect(lines[0]).toBe('Your alerts:');
+    // Every alert shown is shown whole, and the last line counts the rest: 8 in all.
+    const shown = lines.slice(1, -1);
+    for (const line of shown) expect(line).toMatch(/^• [0-9a-f-]{36}: Crossing Up \d+% on ".*", every 30m — active$/);
+    expect(lines.at(-1)).toBe(`… ${8 - shown.length} more line${8 - shown.length === 1 ? '' : 's'} not shown`);
+  });
+
   it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {
     const bot = makeBot();
     await bot.init();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Database } from '../../src/db/index.js';
 import { allAdvisoryLocks, MAX_SHARDS, NOTIFY_CHANNELS, SHARD_LOCK_CLASS, SYNC_LOCK } from '../../src/db/coordination.js';
 import { createTestDatabase } from '../support/db.js';
+import { waitFor } from '../support/wait.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
@@ -65,8 +66,12 @@ describe.skipIf(!process.env.DATABASE_URL)('locks on PostgreSQL (needs DATABASE_
     expect(syncPass).toBeDefined();
     try {
       const started = Date.now();
-      const done = await Promise.race([migrate(b).then(() => 'migrated'), new Promise((r) => setTimeout(() => r('still waiting'), 3000))]);
+      let done = 'still waiting';
+      const migrating = migrate(b).then(() => (done = 'migrated'));
+      // A migration stuck behind the lock is released by the finally below, so it cannot outlive the test.
+      await waitFor(() => done === 'migrated', { timeoutMs: 3000, message: 'the migration beside a sync pass' }).catch(() => undefined);
       expect(done).toBe('migrated');
+      await migrating;
       expect(Date.now() - started).toBeLessThan(3000);
     } finally {
       await syncPass!.release();

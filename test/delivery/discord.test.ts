@@ -3,6 +3,7 @@ import { alertMessage } from '../../src/delivery/message/facts.js';
 import { createDiscordSender, formatDiscordEmbed, renderDiscordComponents } from '../../src/delivery/senders/discord.js';
 import { activeRule, job, links, marketClosedPayload, pricePayload } from './support/payloads.js';
 import { json, startReceiver, type Receiver } from './support/receiver.js';
+import { startFakeDiscordApi } from '../bots/fake-discord-api.js';
 
 const sender = createDiscordSender({ allowPrivate: true, timeoutMs: 2000 });
 let receiver: Receiver | undefined;
@@ -167,6 +168,19 @@ describe('Discord buttons', () => {
 });
 
 describe('Discord channel', () => {
+  it('delivers an alert whose long texts hold emoji exactly where the embed limits cut them, as Discord accepts it', async () => {
+    // A cut between the halves of an emoji is not valid UTF-8: Discord refuses the whole body.
+    const api = await startFakeDiscordApi('app-1');
+    try {
+      const webhook = api.addForeignWebhook('c-1');
+      const payload = { ...pricePayload, marketQuestion: `${'a'.repeat(254)}😀 and more`, eventTitle: `${'b'.repeat(1022)}😀 and more` };
+      expect(await sender.send(job({ payload, settings: { discordWebhookUrl: webhook } }))).toMatchObject({ outcome: 'sent' });
+      expect(api.refused).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('POSTs one embed to the webhook URL with wait=true and no mentions', async () => {
     receiver = await startReceiver((_req, res) => json(res, 200, { id: '1' }));
     const result = await sender.send(job({ settings: hook(receiver) }));

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTelegramSender, formatTelegramMessage } from '../../src/delivery/senders/telegram.js';
 import { activeRule, job, links, marketClosedPayload, pricePayload } from './support/payloads.js';
 import { json, startReceiver, type Receiver } from './support/receiver.js';
+import { startFakeBotApi } from '../bots/fake-bot-api.js';
 
 const botToken = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ';
 let receiver: Receiver | undefined;
@@ -66,6 +67,23 @@ describe('Telegram message', () => {
 });
 
 describe('Telegram channel', () => {
+  it('delivers an alert with very long venue texts, emoji and HTML characters as Telegram accepts it', async () => {
+    // Telegram refuses over 4,096 characters after entity parsing, and half an emoji; the strict fake does too.
+    const api = await startFakeBotApi(botToken);
+    try {
+      const long = (s: string) => `${'😀'.repeat(1)}${s.repeat(3000)}`;
+      const payload = { ...pricePayload, marketQuestion: long('<b>A&B '), eventTitle: long('_*[x]* '), watchlistName: long('é😀') };
+      const sender = createTelegramSender({ botToken, apiRoot: api.url, timeoutMs: 2000 });
+      expect(await sender.send(job({ payload, settings: { telegramChatId: 4242 } }))).toMatchObject({ outcome: 'sent' });
+      expect(api.refused).toEqual([]);
+      const { text } = api.callsTo('sendMessage')[0]!.body;
+      expect(text).toContain('&lt;b&gt;A&amp;B');
+      expect(text).toContain('…');
+    } finally {
+      await api.close();
+    }
+  });
+
   it('calls sendMessage with HTML, no link preview and the inline keyboard', async () => {
     receiver = await fakeBotApi(200, { ok: true, result: { message_id: 1 } });
     const result = await senderFor(receiver).send(chatJob());

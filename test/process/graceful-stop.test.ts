@@ -114,8 +114,13 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
         subscriptions++;
       }
     }
-    // The engine loads the rules from the change feed and subscribes to the markets' books.
-    await new Promise((r) => setTimeout(r, 2000));
+    // The engine loads the rules from the change feed and subscribes to the markets' books: its
+    // market connections follow every market's token (shown in /readyz).
+    await waitFor(async () => {
+      const res = await fetch(`${first.url}/readyz`);
+      const feed = ((await res.json()) as { details?: { feed?: { tokens: number; open: boolean }[] } }).details?.feed ?? [];
+      return feed.length > 0 && feed.every((c) => c.open) && feed.reduce((n, c) => n + c.tokens, 0) >= markets.length;
+    }, { timeoutMs: 20_000, message: 'the engine following every market' });
     await Promise.all(markets.map((m) => movePrice(first, m.marketId, 0.3)));
     await new Promise((r) => setTimeout(r, 500));
 

@@ -22,11 +22,15 @@ const until = (check: () => boolean) => waitFor(check, { timeoutMs: 2000, interv
 describe('stop signals', () => {
   it('SIGTERM stops the service once and exits 0 when the drain finishes', async () => {
     let stops = 0;
+    let drained!: () => void;
+    const draining = new Promise<void>((resolve) => (drained = resolve));
     const exits = setup(async () => {
       stops++;
-      await new Promise((r) => setTimeout(r, 50));
+      await draining;
     });
     process.emit('SIGTERM', 'SIGTERM');
+    expect(exits).toEqual([]); // not before the drain finishes
+    drained();
     await until(() => exits.length > 0);
     expect(stops).toBe(1);
     expect(exits.map((e) => e.code)).toEqual([0]);
@@ -45,12 +49,15 @@ describe('stop signals', () => {
 
   it('takes the same Ctrl-C delivered twice at once (terminal and npm) as one request', async () => {
     let stops = 0;
+    let drained!: () => void;
+    const draining = new Promise<void>((resolve) => (drained = resolve));
     const exits = setup(async () => {
       stops++;
-      await new Promise((r) => setTimeout(r, 50));
+      await draining;
     });
     process.emit('SIGINT', 'SIGINT');
     process.emit('SIGINT', 'SIGINT');
+    drained();
     await until(() => exits.length > 0);
     expect(stops).toBe(1);
     expect(exits.map((e) => e.code)).toEqual([0]);

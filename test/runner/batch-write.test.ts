@@ -13,7 +13,8 @@ import { ReplayInBatch, writeFiring, writeFirings, type PendingFiring } from '..
 import type { Firing } from '../../src/engine/rules.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, eventually, seedEvent, startRunner, subscribe, watchlistWith, type Clock } from './helpers.js';
+import { clock, seedEvent, startRunner, subscribe, watchlistWith, type Clock } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 // The engine writes a batch of firings with `writeFirings` (a fixed number of statements); it
 // must leave exactly what `writeFiring` leaves when called on each firing in turn.
@@ -178,7 +179,7 @@ describe(`engine runner: a replayed firing beside new ones (${engineName})`, () 
     runner.onPrice(m1.yesTokenId, 0.65, c.now());
     await runner.idle();
     await runner.stop();
-    await eventually(() => expect(outcomes.sort()).toEqual(['s0:duplicate', 's1:written']));
+    await waitFor(() => { expect(outcomes.sort()).toEqual(['s0:duplicate', 's1:written']); return true; });
     const rows = await env.database.db.select({ id: deliveries.id }).from(deliveries).innerJoin(notifications, sql`${notifications.id} = ${deliveries.notificationId}`).where(inArray(notifications.subscriptionId, [s0, s1]));
     expect(rows).toHaveLength(1);
   });

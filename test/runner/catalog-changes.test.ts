@@ -5,8 +5,9 @@ import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import {
-  clock, deliveriesOf, eventually, getSub, notificationsOf, seedEvent, silent, startRunner, subscribe, watchlistWith,
+  clock, deliveriesOf, getSub, notificationsOf, seedEvent, silent, startRunner, subscribe, watchlistWith,
 } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -79,7 +80,7 @@ describe(`engine runner: catalog changes (${engineName})`, () => {
     ]);
     expect((await getSub(env, a, priceSub)).status).toEqual({ enabled: false, reason: 'Market closed' });
     expect((await getSub(env, a, eventPriceSub)).status.enabled).toBe(true);
-    await eventually(() => expect(runner.tokens()).not.toContain(m0!.yesTokenId));
+    await waitFor(() => { expect(runner.tokens()).not.toContain(m0!.yesTokenId); return true; });
 
     // The event closes: an Event/Closed notice without market fields; Event-scoped rules stop.
     await env.database.db.insert(catalogChanges).values({ kind: 'closed_event', eventId: event.id });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineRunner } from '../../src/runner/engine-runner.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, eventually, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { clock, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 const runners: EngineRunner[] = [];
@@ -44,8 +45,8 @@ describe(`removing an event from a watchlist pauses what aimed at it (${engineNa
     expect(runner.tokens()).toEqual(expect.arrayContaining([m0!.yesTokenId, m1!.yesTokenId]));
 
     await env.http.delete(`/watchlists/${wl}/events/${event.id}`).set(a.auth).expect(200);
-    await eventually(() => expect(runner.tokens()).not.toContain(m0!.yesTokenId));
-    await eventually(() => expect(runner.tokens()).not.toContain(m1!.yesTokenId));
+    await waitFor(() => { expect(runner.tokens()).not.toContain(m0!.yesTokenId); return true; });
+    await waitFor(() => { expect(runner.tokens()).not.toContain(m1!.yesTokenId); return true; });
     await crossUp(runner, c, m0!.yesTokenId);
     await crossUp(runner, c, m1!.yesTokenId);
     await crossUp(runner, c, other.markets[0]!.yesTokenId);
@@ -78,7 +79,7 @@ describe(`removing an event from a watchlist pauses what aimed at it (${engineNa
     await env.http.put(`/watchlists/${wl}/events/${event.id}`).set(a.auth).send({ autoFetch: true }).expect(200);
     expect((await getSub(env, a, sub)).status).toEqual({ enabled: false, reason: 'Paused by user' });
     await env.http.post(`/subscription/${sub}/restart`).set(a.auth).expect(200);
-    await eventually(() => expect(runner.tokens()).toContain(m.yesTokenId));
+    await waitFor(() => { expect(runner.tokens()).toContain(m.yesTokenId); return true; });
     await crossUp(runner, c, m.yesTokenId);
     expect(await notificationsOf(env, sub)).toHaveLength(1);
   });
@@ -97,9 +98,9 @@ describe(`removing an event from a watchlist pauses what aimed at it (${engineNa
 
     const put = await env.http.put(`/watchlists/${wl}/events/${event.id}`).set(a.auth).send({ autoFetch: true, markets: [m0!.id] }).expect(200);
     expect(put.body.watchList.events[event.id].markets).toEqual([m0!.id]);
-    await eventually(async () => expect((await getSub(env, a, droppedSub)).status).toEqual({ enabled: false, reason: 'Paused by user' }));
+    await waitFor(async () => { expect((await getSub(env, a, droppedSub)).status).toEqual({ enabled: false, reason: 'Paused by user' }); return true; });
     // The engine drops the paused rule and the Watchlist-scope pair of m1 (its markets narrowed).
-    await eventually(() => expect(runner.size).toBe(rules - 2));
+    await waitFor(() => { expect(runner.size).toBe(rules - 2); return true; });
     await crossUp(runner, c, m1!.yesTokenId);
     await crossUp(runner, c, m0!.yesTokenId);
 

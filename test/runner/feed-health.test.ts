@@ -10,7 +10,8 @@ import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { postJson, startSimulator } from '../venue/support.js';
-import { eventually, movePrice, notificationsOf, savedPrice, seedFromSimulator, silent, subscribe, watchlistWith } from './helpers.js';
+import { movePrice, notificationsOf, savedPrice, seedFromSimulator, silent, subscribe, watchlistWith } from './helpers.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -71,8 +72,8 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       database: env.database, config: env.config, logger: silent, clobUrl: sim.urls.clobUrl, clobWsUrl: sim.urls.clobWsUrl,
       feedCheckIntervalMs: 100, streamPingIntervalMs: 200,
     });
-    await eventually(async () => expect(await savedPrice(env.database, m1!.tokenIds[0])).toBe(0.4));
-    await eventually(async () => expect(await savedPrice(env.database, m2!.tokenIds[0])).toBe(0.5));
+    await waitFor(async () => { expect(await savedPrice(env.database, m1!.tokenIds[0])).toBe(0.4); return true; });
+    await waitFor(async () => { expect(await savedPrice(env.database, m2!.tokenIds[0])).toBe(0.5); return true; });
     expect(await feedNotices(a.userId)).toHaveLength(0);
 
     // /metrics and /readyz details show each connection's lag while the feed is live.
@@ -92,10 +93,11 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       // Moved while the venue is silent: the stream never carries it.
       await movePrice(controlUrl, m1!.id, 0.6);
 
-      await eventually(async () => {
+      await waitFor(async () => {
         expect(await feedNotices(a.userId)).toHaveLength(1);
         expect(await feedNotices(b.userId)).toHaveLength(1);
-      }, 4000);
+        return true;
+      }, { timeoutMs: 4000 });
       const lagging = await supertest(app.app).get('/metrics').expect(200);
       const lag = Number(/oddswatch_feed_lag_seconds\{connection="0"\} ([\d.]+)/.exec(lagging.text)?.[1]);
       expect(lag).toBeGreaterThanOrEqual(1);
@@ -109,10 +111,11 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       // The rule did not fire: nothing carried the new price yet.
       expect(await notificationsOf(env, subA)).toHaveLength(0);
 
-      await eventually(async () => {
+      await waitFor(async () => {
         expect(await feedNotices(a.userId)).toHaveLength(2);
         expect(await feedNotices(b.userId)).toHaveLength(2);
-      }, 6000);
+        return true;
+      }, { timeoutMs: 6000 });
       const recoveredA = (await feedNotices(a.userId))[1]!;
       expect(recoveredA).toMatchObject({
         event: 'feed_recovered', crossed: true, since: delayed!.since,
@@ -124,7 +127,7 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       expect(recoveredB).toMatchObject({ event: 'feed_recovered', crossed: false, crossedRules: [] });
 
       // The rule itself fires once, with the fresh price taken after the gap.
-      await eventually(async () => expect(await notificationsOf(env, subA)).toHaveLength(1));
+      await waitFor(async () => { expect(await notificationsOf(env, subA)).toHaveLength(1); return true; });
       expect((await notificationsOf(env, subA))[0]!.payload).toMatchObject({ detectedValue: 0.6 });
       const fresh = await supertest(app.app).get('/readyz').expect(200);
       expect(fresh.body.details.feed[0].lagSeconds).toBeLessThan(1);
@@ -133,7 +136,11 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
     }
 
     // Nothing more: one notice per account per outage, none for the account without a price rule.
-    await new Promise((r) => setTimeout(r, 500));
+    await expectNothingFor(
+      500,
+      async () => (await feedNotices(a.userId)).length > 2 || (await feedNotices(b.userId)).length > 2 || (await feedNotices(c.userId)).length > 0,
+      { intervalMs: 100, message: 'another feed notice' },
+    );
     expect(await feedNotices(a.userId)).toHaveLength(2);
     expect(await feedNotices(b.userId)).toHaveLength(2);
     expect(await feedNotices(c.userId)).toHaveLength(0);
@@ -160,26 +167,29 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       const withRules = await env.database.rows<{ accountId: string }>(sql`select distinct account_id as "accountId" from subscriptions where enabled`);
       expect(withRules.length).toBe(3);
       const idle = await env.newAccount(); // no rule: told nothing
-      await new Promise((r) => setTimeout(r, 600));
+      const syncNotices = async () => (await Promise.all(withRules.map(({ accountId }) => feedNotices(accountId, 'catalog_sync')))).flat();
+      await expectNothingFor(600, syncNotices, { intervalMs: 100, message: 'a catalog sync notice while sync works' });
       for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(0);
 
       expect((await postJson(`${sim.urls.controlUrl}/gamma/fail`, { seconds: 2.5, status: 503 })).status).toBe(200);
-      await eventually(async () => {
+      await waitFor(async () => {
         for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(1);
-      }, 5000);
+        return true;
+      }, { timeoutMs: 5000 });
       const [delayed] = await feedNotices(withRules[0]!.accountId, 'catalog_sync');
       expect(delayed).toMatchObject({ type: 'feed_health_notification', event: 'feed_delayed', source: 'catalog_sync' });
       expect(delayed!.message).toContain(`may be delayed since ${delayed!.since}`);
 
-      await eventually(async () => {
+      await waitFor(async () => {
         for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(2);
-      }, 8000);
+        return true;
+      }, { timeoutMs: 8000 });
       const recovered = (await feedNotices(withRules[0]!.accountId, 'catalog_sync'))[1]!;
       expect(recovered).toMatchObject({ event: 'feed_recovered', since: delayed!.since, crossed: false });
       expect(recovered.gapSeconds).toBeGreaterThanOrEqual(1);
       expect(recovered.message).toMatch(/after a gap of \d+ s/);
 
-      await new Promise((r) => setTimeout(r, 500));
+      await expectNothingFor(500, async () => (await syncNotices()).length > 2 * withRules.length, { intervalMs: 100, message: 'a third catalog sync notice' });
       for (const { accountId } of withRules) expect(await feedNotices(accountId, 'catalog_sync')).toHaveLength(2);
       expect(await feedNotices(idle.userId, 'catalog_sync')).toHaveLength(0);
     } finally {

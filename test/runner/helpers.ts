@@ -36,7 +36,7 @@ export async function watchlistWith(env: TestEnv, a: TestAccount, events: Seeded
   return res.body.watchList.id as string;
 }
 
-export { subscribe, type SubOptions } from '../support/subscriptions.js';
+export { subscribe } from '../support/subscriptions.js';
 
 export async function getSub(env: TestEnv, a: TestAccount, id: string) {
   const res = await env.http.get(`/subscription/${id}`).set(a.auth).expect(200);
@@ -54,20 +54,6 @@ export async function notificationsOf(env: TestEnv, subscriptionId: string) {
 
 export async function deliveriesOf(env: TestEnv, notificationId: string) {
   return env.database.db.select().from(deliveries).where(eq(deliveries.notificationId, notificationId));
-}
-
-/** Waits until `check` passes (the change feed is asynchronous). */
-export async function eventually(check: () => Promise<void> | void, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
 }
 
 export { seedEvent };

@@ -4,7 +4,8 @@ import { parseMarketFrame } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { fixtureText } from '../venue/support.js';
-import { eventually, fakeStream, getSub, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+import { fakeStream, getSub, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -39,7 +40,7 @@ describe(`engine role: moves the venue sends without a top of book (${engineName
       expect(await notificationsOf(env, subId)).toHaveLength(0);
       fake.emit(move!);
       await role.runner.idle();
-      await eventually(async () => expect(await notificationsOf(env, subId)).toHaveLength(1));
+      await waitFor(async () => { expect(await notificationsOf(env, subId)).toHaveLength(1); return true; });
       const [n] = await notificationsOf(env, subId);
       expect(n!.payload).toMatchObject({
         detectedValue: detected,

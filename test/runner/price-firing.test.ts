@@ -4,10 +4,11 @@ import { tokenPrices } from '../../src/db/schema/index.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import {
-  clock, deliveriesOf, eventually, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith,
+  clock, deliveriesOf, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith,
 } from './helpers.js';
 import type { EngineRunner } from '../../src/runner/engine-runner.js';
 import { writeFiring } from '../../src/runner/fire.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 const runners: EngineRunner[] = [];
@@ -116,14 +117,14 @@ describe(`engine runner: price firings (${engineName})`, () => {
     const { runner, c } = await started();
     expect(runner.tokens()).toContain(m.yesTokenId);
     await env.http.post(`/subscription/${subId}/pause`).set(a.auth).expect(200);
-    await eventually(() => expect(runner.tokens()).not.toContain(m.yesTokenId));
+    await waitFor(() => { expect(runner.tokens()).not.toContain(m.yesTokenId); return true; });
     runner.onPrice(m.yesTokenId, 0.5, c.now());
     runner.onPrice(m.yesTokenId, 0.65, c.advance(10));
     await runner.idle();
     expect(await notificationsOf(env, subId)).toHaveLength(0);
 
     await env.http.post(`/subscription/${subId}/restart`).set(a.auth).expect(200);
-    await eventually(() => expect(runner.tokens()).toContain(m.yesTokenId));
+    await waitFor(() => { expect(runner.tokens()).toContain(m.yesTokenId); return true; });
     runner.onPrice(m.yesTokenId, 0.5, c.advance(10));
     runner.onPrice(m.yesTokenId, 0.65, c.advance(10));
     await runner.idle();

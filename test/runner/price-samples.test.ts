@@ -4,7 +4,8 @@ import { priceSamples } from '../../src/db/schema/index.js';
 import { createEngineRunner } from '../../src/runner/engine-runner.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, eventually, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { clock, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -35,12 +36,12 @@ describe(`engine runner: minute price samples (${engineName})`, () => {
     runner.onPrice(m.yesTokenId, 0.42, c.advance(20_000));
     runner.onPrice(m.yesTokenId, 0.45, c.advance(20_000));
     // Still inside 12:00: nothing is written for a minute that has not ended.
-    await new Promise((r) => setTimeout(r, 300));
+    await expectNothingFor(300, () => samplesOf(m.yesTokenId), { message: 'a sample written' });
     await runner.idle();
     expect(await samplesOf(m.yesTokenId)).toEqual([]);
 
     runner.onPrice(m.yesTokenId, 0.5, c.advance(MINUTE)); // 12:01:45 ends 12:00
-    await eventually(async () => expect(await samplesOf(m.yesTokenId)).toEqual([{ minute: '2026-01-01T12:00:00.000Z', price: 0.45 }]));
+    await waitFor(async () => { expect(await samplesOf(m.yesTokenId)).toEqual([{ minute: '2026-01-01T12:00:00.000Z', price: 0.45 }]); return true; });
 
     await runner.stop();
     expect(await samplesOf(m.yesTokenId)).toEqual([
@@ -64,7 +65,7 @@ describe(`engine runner: minute price samples (${engineName})`, () => {
     const runner = startRunner(env, c);
     await runner.start();
     runner.onPrice(m.yesTokenId, 0.4, c.now());
-    await eventually(async () => expect(await samplesOf('old-token')).toEqual([{ minute: new Date(now - 6 * DAY).toISOString(), price: 0.31 }]));
+    await waitFor(async () => { expect(await samplesOf('old-token')).toEqual([{ minute: new Date(now - 6 * DAY).toISOString(), price: 0.31 }]); return true; });
     await runner.stop();
     expect(await samplesOf(m.yesTokenId)).toEqual([{ minute: new Date(now).toISOString(), price: 0.4 }]);
   });
@@ -80,7 +81,7 @@ describe(`engine runner: minute price samples (${engineName})`, () => {
     await runner.start();
     runner.onPrice(m.yesTokenId, 0.4, c.now());
     runner.onPrice(m.yesTokenId, 0.41, c.advance(MINUTE));
-    await new Promise((r) => setTimeout(r, 300));
+    await expectNothingFor(300, () => samplesOf(m.yesTokenId), { message: 'a sample written' });
     await runner.stop();
     expect(await samplesOf(m.yesTokenId)).toEqual([]);
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, eventually, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { clock, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -76,7 +77,7 @@ describe(`engine runner: restart by the user (${engineName})`, () => {
 
     c.advance(1000);
     await env.http.post(`/subscription/${subId}/restart`).set(a.auth).expect(200);
-    await eventually(async () => expect(await notificationsOf(env, subId)).toHaveLength(2));
+    await waitFor(async () => { expect(await notificationsOf(env, subId)).toHaveLength(2); return true; });
     expect((await getSub(env, a, subId)).status).toEqual({ enabled: true, reason: 'Triggered' });
     await runner.stop();
   });

@@ -4,7 +4,8 @@ import { StreamPrices } from '../../src/runner/prices-from-stream.js';
 import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { eventually, fakeStream, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+import { fakeStream, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -46,7 +47,7 @@ describe(`engine role with a market stream (${engineName})`, () => {
       fake.emit(bba(m.yesTokenId, 0.49, 0.51));
       fake.emit(bba(m.yesTokenId, 0.64, 0.66));
       await role.runner.idle();
-      await eventually(async () => expect(await notificationsOf(env, subId)).toHaveLength(1));
+      await waitFor(async () => { expect(await notificationsOf(env, subId)).toHaveLength(1); return true; });
       const [n] = await notificationsOf(env, subId);
       expect(n!.payload).toMatchObject({
         detectedValue: 0.65,

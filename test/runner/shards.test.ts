@@ -4,7 +4,8 @@ import { createEngineRunner, type EngineRunner } from '../../src/runner/engine-r
 import { joinShards, ownerRank, tokenHash, type ShardMembership, type ShardView } from '../../src/runner/shards.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, eventually, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+import { clock, notificationsOf, seedEvent, silent, subscribe, watchlistWith } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 const onPostgres = !!process.env.DATABASE_URL;
 
@@ -67,15 +68,16 @@ describe('engine shards: several processes on one database (PostgreSQL only; ski
     expect(m1.slot).not.toBe(m2.slot);
     const changes: ShardView[] = [];
     m1.on('changed', (v) => changes.push(v));
-    await eventually(() => {
+    await waitFor(() => {
       expect(m1.view.count).toBe(2);
       expect(m2.view.count).toBe(2);
+      return true;
     });
     expect(new Set([m1.view.rank, m2.view.rank])).toEqual(new Set([0, 1]));
     for (const t of tokens.slice(0, 200)) expect(Number(m1.owns(t)) + Number(m2.owns(t))).toBe(1);
 
     await m2.close();
-    await eventually(() => expect(m1.view).toEqual({ count: 1, rank: 0 }));
+    await waitFor(() => { expect(m1.view).toEqual({ count: 1, rank: 0 }); return true; });
     expect(changes.at(-1)).toEqual({ count: 1, rank: 0 });
     expect(tokens.every((t) => m1.owns(t))).toBe(true);
     await m1.close();
@@ -90,28 +92,28 @@ describe('engine shards: several processes on one database (PostgreSQL only; ski
     const m1 = await slow(env.database);
     expect(m1.view).toEqual({ count: 1, rank: 0 });
     const m2 = await slow(await secondHandle());
-    await eventually(() => expect(m1.view.count).toBe(2), 2000);
+    await waitFor(() => { expect(m1.view.count).toBe(2); return true; }, { timeoutMs: 2000 });
     await m2.close();
-    await eventually(() => expect(m1.view).toEqual({ count: 1, rank: 0 }), 2000);
+    await waitFor(() => { expect(m1.view).toEqual({ count: 1, rank: 0 }); return true; }, { timeoutMs: 2000 });
     await m1.close();
   });
 
   it.runIf(onPostgres)('a member rejoining in the same slot gets a new members key; ready announcements reach the others', async () => {
     const m1 = await member(env.database);
     const m2 = await member(await secondHandle());
-    await eventually(() => expect(m1.members).toHaveLength(2));
+    await waitFor(() => { expect(m1.members).toHaveLength(2); return true; });
     const before = m1.membersKey;
     const ready: [number, string][] = [];
     m1.on('ready', (slot, key) => ready.push([slot, key]));
     await m2.announceReady(m2.membersKey);
-    await eventually(() => expect(ready).toEqual([[m2.slot, before]]));
+    await waitFor(() => { expect(ready).toEqual([[m2.slot, before]]); return true; });
 
     const slot = m2.slot;
     await m2.close();
-    await eventually(() => expect(m1.members).toHaveLength(1));
+    await waitFor(() => { expect(m1.members).toHaveLength(1); return true; });
     const m3 = await member(await secondHandle());
     expect(m3.slot).toBe(slot);
-    await eventually(() => expect(m1.members).toEqual(m3.members));
+    await waitFor(() => { expect(m1.members).toEqual(m3.members); return true; });
     // A "ready" of the earlier run must not count for this one.
     expect(m1.membersKey).not.toBe(before);
     await m3.close();
@@ -129,9 +131,10 @@ describe('engine shards: several processes on one database (PostgreSQL only; ski
     const db2 = await secondHandle();
     const m1 = await member(env.database);
     const m2 = await member(db2);
-    await eventually(() => {
+    await waitFor(() => {
       expect(m1.view.count).toBe(2);
       expect(m2.view.count).toBe(2);
+      return true;
     });
     expect(m1.owns(token)).not.toBe(m2.owns(token));
 

@@ -5,8 +5,9 @@ import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startSimulator } from '../venue/support.js';
 import {
-  clock, eventually, movePrice, notificationsOf, savedPrice, seedEvent, seedFromSimulator, silent, startRunner, subscribe, watchlistWith,
+  clock, movePrice, notificationsOf, savedPrice, seedEvent, seedFromSimulator, silent, startRunner, subscribe, watchlistWith,
 } from './helpers.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -20,8 +21,6 @@ afterAll(async () => {
   await sim?.sim.stop();
   await env?.close();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`a rule's first comparison is with a price known while it existed (${engineName}, venue simulator)`, () => {
   it('the observed case: watched at 0.26, not followed while it moved to 0.80, a new Crossing Up 50 does not fire; a real crossing then does', async () => {
@@ -38,28 +37,28 @@ describe(`a rule's first comparison is with a price known while it existed (${en
 
     await movePrice(controlUrl, m.id, 0.26);
     const first = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
-    await eventually(async () => expect(await savedPrice(env.database, token)).toBe(0.26));
+    await waitFor(async () => { expect(await savedPrice(env.database, token)).toBe(0.26); return true; });
 
     await env.http.delete(`/subscription/${first}`).set(a.auth).expect((res) => expect(res.status).toBeLessThan(300));
-    await eventually(() => expect(role.runner.tokens()).not.toContain(token));
+    await waitFor(() => { expect(role.runner.tokens()).not.toContain(token); return true; });
     // Nobody follows the token: its saved price goes, and the move is not seen.
-    await eventually(async () => expect(await savedPrice(env.database, token)).toBeUndefined());
+    await waitFor(async () => { expect(await savedPrice(env.database, token)).toBeUndefined(); return true; });
     await movePrice(controlUrl, m.id, 0.8);
 
     const booksAsked = sim.sim.state.stats.booksRequests;
     const second = await subscribe(env, a, wl, { eventId, marketId: m.id, type: 'Crossing Up', threshold: 50 });
-    await eventually(() => expect(role.runner.tokens()).toContain(token));
-    await eventually(async () => expect(await savedPrice(env.database, token)).toBe(0.8));
-    await sleep(300);
+    await waitFor(() => { expect(role.runner.tokens()).toContain(token); return true; });
+    await waitFor(async () => { expect(await savedPrice(env.database, token)).toBe(0.8); return true; });
+    await expectNothingFor(300, () => notificationsOf(env, second), { message: 'a notification of the new rule' });
     await role.runner.idle();
     expect(await notificationsOf(env, second)).toHaveLength(0);
     // The fresh book was also asked for by REST when following started.
     expect(sim.sim.state.stats.booksRequests).toBeGreaterThan(booksAsked);
 
     await movePrice(controlUrl, m.id, 0.4);
-    await eventually(async () => expect(await savedPrice(env.database, token)).toBe(0.4));
+    await waitFor(async () => { expect(await savedPrice(env.database, token)).toBe(0.4); return true; });
     await movePrice(controlUrl, m.id, 0.6);
-    await eventually(async () => expect(await notificationsOf(env, second)).toHaveLength(1));
+    await waitFor(async () => { expect(await notificationsOf(env, second)).toHaveLength(1); return true; });
     const [n] = await notificationsOf(env, second);
     expect(n!.payload).toMatchObject({ detectedValue: 0.6, detectionDetails: { previousValue: 0.4 } });
   });
@@ -74,7 +73,7 @@ describe(`saved prices of tokens nobody follows (${engineName})`, () => {
     const c = clock();
     const first = startRunner(env, c);
     await first.start();
-    await eventually(async () => expect(await savedPrice(env.database, token)).toBeUndefined());
+    await waitFor(async () => { expect(await savedPrice(env.database, token)).toBeUndefined(); return true; });
     await first.stop();
 
     const a = await env.newAccount();

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/index.js';
+import { openDatabase, PGLITE_EXTENSIONS, type Database } from '../../src/db/index.js';
 import { PGLITE_TEMPLATE, withDatabase } from './global-setup.js';
 
 export const engineName = process.env.DATABASE_URL ? 'postgres' : 'pglite';
@@ -14,7 +14,7 @@ export async function createTestDatabase(): Promise<Database & { drop(): Promise
   const template = inject('pgTemplate');
   if (!url || !template) {
     const dump = await readFile(PGLITE_TEMPLATE);
-    const pg = new PGlite({ loadDataDir: new Blob([dump]) });
+    const pg = new PGlite({ loadDataDir: new Blob([dump]), extensions: PGLITE_EXTENSIONS });
     const database = await openDatabase({ pglite: pg });
     return Object.assign(database, { drop: () => database.close() });
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
-import { migrate, openDatabase } from '../../src/db/index.js';
+import { migrate, openDatabase, PGLITE_EXTENSIONS } from '../../src/db/index.js';
 
 export const TMP_DIR = path.resolve('.vitest-tmp');
 export const PGLITE_TEMPLATE = path.join(TMP_DIR, 'pglite-template.tar');
@@ -20,7 +20,7 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   await mkdir(TMP_DIR, { recursive: true });
-  const pg = new PGlite();
+  const pg = new PGlite({ extensions: PGLITE_EXTENSIONS });
   const database = await openDatabase({ pglite: pg });
   await migrate(database);
   const dump = await pg.dumpDataDir('none');

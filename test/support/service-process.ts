@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { isAlive, TMP_DIR } from './global-setup.js';
+import { waitFor } from './wait.js';
 
 // The service as production runs it: `node dist/main.js`, no tsx in between to cut a drain short.
 
@@ -15,19 +16,8 @@ const LOCK = path.join(TMP_DIR, 'build.lock');
  */
 export async function ensureBuilt(): Promise<void> {
   await mkdir(TMP_DIR, { recursive: true });
-  for (;;) {
-    try {
-      await mkdir(LOCK);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(await readFile(path.join(LOCK, 'pid'), 'utf8').catch(() => ''));
-      const age = Date.now() - ((await stat(LOCK).catch(() => undefined))?.mtimeMs ?? Date.now());
-      // A holder that died (killed run) leaves its lock behind.
-      if ((owner && !isAlive(owner)) || age > 300_000) await rm(LOCK, { recursive: true, force: true });
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  // Another fork's build takes up to a minute or so; a lock older than 5 minutes is taken over.
+  await waitFor(takeBuildLock, { timeoutMs: 330_000, intervalMs: 200, message: 'the build lock' });
   try {
     await writeFile(path.join(LOCK, 'pid'), String(process.pid));
     const child = spawn(process.execPath, ['bin/ensure-build.js'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -38,6 +28,20 @@ export async function ensureBuilt(): Promise<void> {
     if (code !== 0) throw new Error(`building dist/ failed (${code}):\n${output}`);
   } finally {
     await rm(LOCK, { recursive: true, force: true });
+  }
+}
+
+async function takeBuildLock(): Promise<boolean> {
+  try {
+    await mkdir(LOCK);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const owner = Number(await readFile(path.join(LOCK, 'pid'), 'utf8').catch(() => ''));
+    const age = Date.now() - ((await stat(LOCK).catch(() => undefined))?.mtimeMs ?? Date.now());
+    // A holder that died (killed run) leaves its lock behind.
+    if ((owner && !isAlive(owner)) || age > 300_000) await rm(LOCK, { recursive: true, force: true });
+    return false;
   }
 }
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGammaClient } from '../../src/venue/gamma/client.js';
-import { HttpError, parseRetryAfter } from '../../src/venue/http.js';
+import { HttpError } from '../../src/venue/http.js';
 import { silent } from './support.js';
 
 const retry = { retries: 3, minDelayMs: 10, maxDelayMs: 100 };
@@ -71,14 +71,5 @@ describe('venue requests', () => {
     const client = createGammaClient({ baseUrl, logger: silent, timeoutMs: 1000, retry, fetch: flaky });
     await expect(client.listTags()).resolves.toHaveLength(1);
     expect(calls).toBe(2);
-  });
-
-  it('reads Retry-After as seconds or as an HTTP date', () => {
-    const now = Date.parse('2025-11-22T10:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter('Sat, 22 Nov 2025 10:00:05 GMT', now)).toBe(5000);
-    expect(parseRetryAfter('Sat, 22 Nov 2025 09:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter(null, now)).toBeNull();
-    expect(parseRetryAfter('soon', now)).toBeNull();
   });
 });

@@ -3,7 +3,8 @@ import WebSocket from 'ws';
 import { toVenueEvent } from '../../src/venue/gamma/types.js';
 import { gammaEvent } from '../../src/simulator/gamma-format.js';
 import { createSimulator } from '../../src/simulator/index.js';
-import { getJson, postJson, silent, startSimulator, waitFor } from './support.js';
+import { expectNothingFor, waitFor } from '../support/wait.js';
+import { getJson, postJson, silent, startSimulator } from './support.js';
 
 type Started = Awaited<ReturnType<typeof startSimulator>>;
 
@@ -112,27 +113,31 @@ describe('venue simulator', () => {
     const [m1, m2] = s.sim.state.openMarkets();
     const { ws, frames } = await rawSocket(s.urls.clobWsUrl);
     ws.send('PING');
-    await waitFor(() => frames.includes('PONG'), 2000, 'PONG');
+    await waitFor(() => frames.includes('PONG'), { message: 'PONG' });
     ws.send(JSON.stringify({ assets_ids: m1?.tokenIds, type: 'market', initial_dump: true, custom_feature_enabled: true }));
-    const dump = JSON.parse(await waitFor(() => frames.find((f) => f.startsWith('[')), 2000, 'dump'));
+    const dump = JSON.parse(await waitFor(() => frames.find((f) => f.startsWith('[')), { message: 'dump' }));
     expect(dump.map((b: { event_type: string; asset_id: string }) => [b.event_type, b.asset_id])).toEqual(m1?.tokenIds.map((t) => ['book', t]));
     ws.send(JSON.stringify({ assets_ids: m2?.tokenIds, type: 'market' }));
-    await waitFor(() => frames.includes('INVALID OPERATION'), 2000, 'INVALID OPERATION');
+    await waitFor(() => frames.includes('INVALID OPERATION'), { message: 'INVALID OPERATION' });
     ws.send(JSON.stringify({ assets_ids: [m2?.tokenIds[0]], operation: 'subscribe' }));
-    await waitFor(() => frames.some((f) => f.includes(m2?.tokenIds[0] ?? '-') && f.includes('"book"')), 2000, 'book after subscribe');
+    await waitFor(() => frames.some((f) => f.includes(m2?.tokenIds[0] ?? '-') && f.includes('"book"')), { message: 'book after subscribe' });
     ws.send(JSON.stringify({ assets_ids: m1?.tokenIds, operation: 'unsubscribe' }));
-    await new Promise((r) => setTimeout(r, 50));
+    // The hub answers a socket's messages in order: the PONG after it means the unsubscribe is done.
+    const pongs = () => frames.filter((f) => f === 'PONG').length;
+    const pongsBefore = pongs();
+    ws.send('PING');
+    await waitFor(() => pongs() > pongsBefore, { message: 'PONG after the unsubscribe' });
     const before = frames.length;
     await postJson(`${s.urls.controlUrl}/markets/${m1?.id}/price`, { price: 0.11 });
     await postJson(`${s.urls.controlUrl}/markets/${m2?.id}/price`, { price: 0.12 });
-    await waitFor(() => frames.slice(before).some((f) => f.includes(m2?.tokenIds[0] ?? '-')), 2000, 'move of m2');
+    await waitFor(() => frames.slice(before).some((f) => f.includes(m2?.tokenIds[0] ?? '-')), { message: 'move of m2' });
     expect(frames.slice(before).some((f) => f.includes(m1?.tokenIds[0] ?? '-'))).toBe(false);
     ws.close();
   });
 
   it('closes a new connection that never subscribes', async () => {
     const { isClosed } = await rawSocket(s.urls.clobWsUrl);
-    await waitFor(() => isClosed(), 2000, 'idle close');
+    await waitFor(() => isClosed(), { message: 'idle close' });
   });
 
   it('creates an event through control in the exact catalog shape and announces its markets', async () => {
@@ -150,7 +155,7 @@ describe('venue simulator', () => {
     const parsed = toVenueEvent(event);
     expect(parsed).toMatchObject({ title: 'Will the test pass?', negRisk: true, closed: false, tags: [{ slug: 'tech' }, { slug: 'testing' }] });
     expect(parsed?.markets[0]?.outcomePrices[0]).toBeCloseTo(0.66, 6);
-    await waitFor(() => frames.filter((f) => f.includes('"new_market"')).length === 2, 2000, 'new_market messages');
+    await waitFor(() => frames.filter((f) => f.includes('"new_market"')).length === 2, { message: 'new_market messages' });
     ws.close();
   });
 
@@ -215,8 +220,8 @@ describe('venue simulator random walk', () => {
       const { ws, frames } = await rawSocket(s.urls.clobWsUrl);
       ws.send(JSON.stringify({ assets_ids: tokens, type: 'market', initial_dump: false, custom_feature_enabled: true }));
       const kinds = () => new Set(frames.flatMap((f) => [JSON.parse(f)].flat().map((m: { event_type: string; changes?: unknown }) => (m.changes ? 'legacy_price_change' : m.event_type))));
-      await waitFor(() => ['price_change', 'legacy_price_change', 'last_trade_price'].every((k) => kinds().has(k)), 5000, 'every message kind');
-      await waitFor(() => frames.some((f) => f.startsWith('[') && JSON.parse(f).length > 1), 5000, 'an array frame');
+      await waitFor(() => ['price_change', 'legacy_price_change', 'last_trade_price'].every((k) => kinds().has(k)), { message: 'every message kind' });
+      await waitFor(() => frames.some((f) => f.startsWith('[') && JSON.parse(f).length > 1), { message: 'an array frame' });
       expect(s.sim.state.openMarkets().reduce((a, m) => a + m.volume, 0)).toBeGreaterThan(volumeBefore);
       ws.close();
     } finally {
@@ -237,7 +242,7 @@ describe('venue simulator fault controls', () => {
     const token = m1!.tokenIds[0]!;
     const old = await rawSocket(f.urls.clobWsUrl);
     old.ws.send(JSON.stringify({ assets_ids: m1?.tokenIds, type: 'market' }));
-    await waitFor(() => old.frames.some((fr) => fr.startsWith('[')), 2000, 'dump');
+    await waitFor(() => old.frames.some((fr) => fr.startsWith('[')), { message: 'dump' });
     const stall = await postJson(`${f.urls.controlUrl}/feed/stall`, { seconds: 0.8 });
     expect(stall.status).toBe(200);
     expect(Date.parse(stall.json.stalledUntil)).toBeGreaterThan(Date.now());
@@ -247,17 +252,20 @@ describe('venue simulator fault controls', () => {
     fresh.ws.send(JSON.stringify({ assets_ids: m1?.tokenIds, type: 'market' }));
     for (const c of [old, fresh]) c.ws.send('PING');
     await postJson(`${f.urls.controlUrl}/markets/${m1?.id}/price`, { price: 0.31 });
-    await new Promise((r) => setTimeout(r, 400)); // longer than idleCloseMs: even an idle close is held back
+    // Longer than idleCloseMs: even an idle close is held back.
+    await expectNothingFor(400, () => old.frames.length !== seenBefore || fresh.frames.length > 0 || old.isClosed() || fresh.isClosed(), {
+      message: 'a frame or a close during the stall',
+    });
     expect(old.frames.length).toBe(seenBefore);
     expect(fresh.frames).toEqual([]);
     expect(old.isClosed() || fresh.isClosed()).toBe(false);
 
-    await waitFor(() => Date.now() > Date.parse(stall.json.stalledUntil), 2000, 'end of stall');
+    await waitFor(() => Date.now() > Date.parse(stall.json.stalledUntil), { message: 'end of stall' });
     for (const c of [old, fresh]) c.ws.send('PING');
-    await waitFor(() => old.frames.includes('PONG') && fresh.frames.includes('PONG'), 2000, 'PONG after the stall');
+    await waitFor(() => old.frames.includes('PONG') && fresh.frames.includes('PONG'), { message: 'PONG after the stall' });
     await postJson(`${f.urls.controlUrl}/markets/${m1?.id}/price`, { price: 0.62 });
     // The subscription made during the stall counts once it ends.
-    await waitFor(() => [old, fresh].every((c) => c.frames.some((fr) => fr.includes(token) && !fr.startsWith('['))), 2000, 'data after the stall');
+    await waitFor(() => [old, fresh].every((c) => c.frames.some((fr) => fr.includes(token) && !fr.startsWith('['))), { message: 'data after the stall' });
     old.ws.close();
     fresh.ws.close();
   });
@@ -271,7 +279,7 @@ describe('venue simulator fault controls', () => {
     expect((await getJson(`${g}/events/keyset?limit=1`)).status).toBe(503);
     expect((await getJson(`${g}/markets/${m1?.id}`)).status).toBe(503);
     expect((await getJson(`${g}/book?token_id=${m1?.tokenIds[0]}`)).status).toBe(200);
-    await waitFor(() => Date.now() > Date.parse(fail.json.failingUntil), 2000, 'end of outage');
+    await waitFor(() => Date.now() > Date.parse(fail.json.failingUntil), { message: 'end of outage' });
     expect((await getJson(`${g}/events?limit=1`)).status).toBe(200);
 
     await postJson(`${f.urls.controlUrl}/gamma/fail`, { seconds: 60 });

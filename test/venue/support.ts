@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../../src/logger.js';
-import { waitFor as sharedWaitFor } from '../support/wait.js';
 import { createSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 
 export const silent = createLogger('silent');
@@ -19,13 +18,6 @@ export async function startSimulator(overrides: Partial<SimulatorOptions> = {}) 
   const urls = await sim.start();
   return { sim, urls };
 }
-
-/**
- * The shared waitFor with the positional arguments test/venue/simulator.test.ts still uses;
- * other tests call test/support/wait.ts directly.
- */
-export const waitFor = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> =>
-  sharedWaitFor(probe, { timeoutMs, intervalMs: 10, message: what });
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,5 +1,6 @@
 import { summarizeNotification } from '../../delivery/senders/summary.js';
 import type { DeliveryView, HistoryEntry } from '../../services/inbox/index.js';
+import { cutText } from '../../text/cut.js';
 
 /** How many firings `/alerts <id>` shows: a chat answer, not a report (REST pages the rest). */
 export const HISTORY_SHOWN = 5;
@@ -20,7 +21,7 @@ function reason(attempt: DeliveryView['attempts'][number] | undefined): string |
   const { statusCode, error } = attempt;
   if (statusCode !== null && (!error || error.startsWith('HTTP '))) return `HTTP ${statusCode}`;
   if (!error) return undefined;
-  return error.length > MAX_REASON ? `${error.slice(0, MAX_REASON - 1)}…` : error;
+  return cutText(error, MAX_REASON);
 }
 
 /** A delivery's status as a person says it: "delivered", "failed after 3 tries (HTTP 503)", "waiting". */

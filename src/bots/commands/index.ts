@@ -15,7 +15,7 @@ import { unwatchCommand, watchCommand } from './watch.js';
 import { watchlistCommand } from './watchlist.js';
 import { watchlistsCommand } from './watchlists.js';
 
-export type { BotButton, BotReply, ChatInfo, Command } from './types.js';
+export type { BotReply, ChatInfo, Command } from './types.js';
 export { GENERIC_FAILURE } from './replies.js';
 export type { Param } from './params.js';
 

@@ -1,5 +1,6 @@
-import { searchByKeyphrases, searchByTags } from '../../services/search/index.js';
+import { findEvents, searchByTags } from '../../services/search/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
+import { cutText } from '../../text/cut.js';
 import { textOf } from './params.js';
 import type { BotButton, Command } from './types.js';
 
@@ -18,7 +19,7 @@ export const searchCommand: Command = {
     const results =
       tags.length > 0
         ? await searchByTags({ ctx, input: { tags: tags.map((text) => ({ text })) }, query: { limit: TOP } })
-        : await searchByKeyphrases({ ctx, input: { keyphrases: [{ text: words || rest }] }, query: { limit: TOP } });
+        : await findEvents({ ctx, input: { q: words || rest, limit: TOP } });
     if (results.length === 0) return { text: `No open events match "${rest}".` };
     const blocks = results.map((e) => {
       const markets = e.markets.map((m) => {
@@ -32,7 +33,7 @@ export const searchCommand: Command = {
       text: blocks.join('\n\n'),
       buttons: results.flatMap((e): BotButton[][] => {
         const action = encodeButton('watch', e.id);
-        return action ? [[{ label: `Watch: ${e.title.slice(0, 40)}`, action }]] : [];
+        return action ? [[{ label: `Watch: ${cutText(e.title, 40)}`, action }]] : [];
       }),
     };
   },

@@ -1,6 +1,7 @@
 import { DiscordAPIError, Routes, type REST } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import type { BotReply } from '../commands/index.js';
+import { cutLines, cutText } from '../../text/cut.js';
 import { CALLBACK, EPHEMERAL, loggable, type InteractionCallback, type RawInteraction } from './interaction.js';
 
 const MAX_TEXT = 2000; // Discord's message limit
@@ -8,14 +9,12 @@ const MAX_ROWS = 5;
 const MAX_BUTTONS_PER_ROW = 5;
 const MAX_LABEL = 80;
 
-export const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 /** A reply's buttons as action rows; their custom_id is the button protocol's data, already sized. */
 function components(reply: BotReply) {
   if (!reply.buttons || reply.buttons.length === 0) return undefined;
   return reply.buttons.slice(0, MAX_ROWS).map((row) => ({
     type: 1,
-    components: row.slice(0, MAX_BUTTONS_PER_ROW).map((b) => ({ type: 2, style: 2, label: truncate(b.label, MAX_LABEL), custom_id: b.action })),
+    components: row.slice(0, MAX_BUTTONS_PER_ROW).map((b) => ({ type: 2, style: 2, label: cutText(b.label, MAX_LABEL), custom_id: b.action })),
   }));
 }
 
@@ -65,7 +64,7 @@ export function answerer({ rest, applicationId, interaction, respond, privateByD
   return async (text, ephemeral, reply) => {
     clearTimeout(timer);
     const rows = reply ? components(reply) : undefined;
-    const data = { content: truncate(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
+    const data = { content: cutLines(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
     // A failed deferral left the interaction unanswered: answering in one step is the last chance.
     if (!deferral || !(await deferral)) {
       return respond({ type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE, data: { ...data, ...(ephemeral ? { flags: EPHEMERAL } : {}) } });

@@ -2,38 +2,37 @@ import { COMMANDS, type Param } from '../commands/index.js';
 import { describeSubscription } from '../commands/shared.js';
 import type { ServiceContext } from '../../services/context.js';
 import { isServiceError } from '../../services/errors.js';
-import { findMarket, searchByKeyphrases } from '../../services/search/index.js';
+import { findMarket, findMarkets } from '../../services/search/index.js';
 import { listSubscriptions } from '../../services/subscriptions/index.js';
-import { truncate } from './answer.js';
+import { cutText } from '../../text/cut.js';
 import { CALLBACK, loggable, type InteractionCallback, type RawInteraction } from './interaction.js';
 import type { RawOption } from './slash.js';
 
 const MAX_CHOICES = 25; // Discord's limit
 const MAX_NAME = 100;
-const MARKET_EVENTS = 5;
 
 type Choice = { name: string; value: string };
 type Source = NonNullable<Extract<Param, { kind: 'text' }>['autocomplete']>;
 
 const SOURCES: Record<Source, (ctx: ServiceContext, typed: string) => Promise<Choice[]>> = {
-  /** Markets of the events the words find; a market id typed whole finds that market. */
+  /** The markets people-search finds (docs/catalog.md); a market id typed whole finds that market. */
   async market(ctx, typed) {
     if (typed === '') return [];
-    const results = await searchByKeyphrases({ ctx, input: { keyphrases: [{ text: typed }] }, query: { limit: MARKET_EVENTS } });
-    const choices = results.flatMap((e) => e.markets.map((m) => ({ name: truncate(m.question, MAX_NAME), value: m.id })));
+    const found = await findMarkets({ ctx, input: { q: typed, limit: MAX_CHOICES } });
+    const choices = found.map((m) => ({ name: cutText(m.question, MAX_NAME), value: m.id }));
     if (choices.length > 0 || !/^\d+$/.test(typed)) return choices;
     const market = await findMarket({ ctx, input: { marketId: typed } }).catch((err: unknown) => {
       // An id that is no market is an answer ("none"), not a failure.
       if (isServiceError(err) && err.kind === 'not_found') return undefined;
       throw err;
     });
-    return market ? [{ name: truncate(market.question, MAX_NAME), value: market.id }] : [];
+    return market ? [{ name: cutText(market.question, MAX_NAME), value: market.id }] : [];
   },
   /** The caller's alerts whose description holds the typed words. */
   async alert(ctx, typed) {
     const lower = typed.toLowerCase();
     return (await listSubscriptions({ ctx, input: {} }))
-      .map((s) => ({ name: truncate(describeSubscription(s).replace(/^• /, ''), MAX_NAME), value: s.subscriptionId }))
+      .map((s) => ({ name: cutText(describeSubscription(s).replace(/^• /, ''), MAX_NAME), value: s.subscriptionId }))
       .filter((c) => c.name.toLowerCase().includes(lower));
   },
 };

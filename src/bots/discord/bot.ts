@@ -77,7 +77,6 @@ export function createDiscordBot({
       logger: log,
       caller: { kind: 'discord', discordUserId },
       account,
-      requestId: `discord-${interaction.id}`,
     };
   }
 

@@ -1,4 +1,4 @@
-export { createDiscordBot, EPHEMERAL, NEED_WEBHOOK_PERMISSION, type DiscordBot, type DiscordBotOptions, type RawInteraction } from './bot.js';
+export { createDiscordBot, EPHEMERAL, NEED_WEBHOOK_PERMISSION, type DiscordBot, type RawInteraction } from './bot.js';
 export { DISCORD_COMMANDS } from './slash.js';
 export { discordInteractionsEndpoint, type InteractionsEndpoint } from './interactions-endpoint.js';
-export { discordConnector, type DiscordConnectorOptions } from './connection.js';
+export { discordConnector } from './connection.js';

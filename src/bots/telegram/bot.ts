@@ -46,7 +46,6 @@ export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBot
       logger: ctx.log,
       caller: { kind: 'telegram', telegramUserId },
       account,
-      requestId: `telegram-${ctx.update.update_id}`,
     };
     await next();
   });

@@ -1,4 +1,5 @@
 import type { InlineKeyboardMarkup } from 'grammy/types';
+import { cutLines } from '../../text/cut.js';
 import type { BotReply } from '../commands/index.js';
 import type { OddsContext } from './context.js';
 
@@ -18,16 +19,16 @@ export const OPEN_PRIVATE_CHAT = 'I cannot write to you privately yet: open a pr
 export async function sendReply(ctx: OddsContext, reply: BotReply): Promise<void> {
   const markup = keyboard(reply);
   if (!reply.privateMessage || !ctx.from) {
-    await ctx.reply(reply.text.slice(0, MAX_TEXT), markup ? { reply_markup: markup } : {});
+    await ctx.reply(cutLines(reply.text, MAX_TEXT), markup ? { reply_markup: markup } : {});
     return;
   }
   let text = reply.text;
   try {
-    await ctx.api.sendMessage(ctx.from.id, reply.privateMessage.slice(0, MAX_TEXT), markup ? { reply_markup: markup } : {});
+    await ctx.api.sendMessage(ctx.from.id, cutLines(reply.privateMessage, MAX_TEXT), markup ? { reply_markup: markup } : {});
   } catch (err) {
     // The user never opened a private chat with the bot: Telegram refuses the message.
     ctx.log.warn({ err }, 'could not send a private message');
     text = OPEN_PRIVATE_CHAT;
   }
-  await ctx.reply(text.slice(0, MAX_TEXT));
+  await ctx.reply(cutLines(text, MAX_TEXT));
 }

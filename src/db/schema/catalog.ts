@@ -37,6 +37,8 @@ export const catalogEvents = pgTable(
     index('catalog_events_slug_idx').on(t.slug),
     index('catalog_events_open_idx').on(t.closed, t.volume24hr),
     index('catalog_events_search_idx').using('gin', t.search),
+    // People-search (src/services/search/find.ts): word prefixes, substrings and typos via pg_trgm.
+    index('catalog_events_title_trgm_idx').using('gin', sql`lower(${t.title}) gin_trgm_ops`),
   ],
 );
 
@@ -72,7 +74,11 @@ export const catalogMarkets = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
     closedAt: ts('closed_at'),
   },
-  (t) => [index('catalog_markets_event_idx').on(t.eventId), index('catalog_markets_token_idx').on(t.yesTokenId)],
+  (t) => [
+    index('catalog_markets_event_idx').on(t.eventId),
+    index('catalog_markets_token_idx').on(t.yesTokenId),
+    index('catalog_markets_question_trgm_idx').using('gin', sql`lower(${t.question}) gin_trgm_ops`),
+  ],
 );
 
 export const catalogTags = pgTable('catalog_tags', {

@@ -1,4 +1,5 @@
 import { encodeButton } from '../../domain/button-actions.js';
+import { cutText } from '../../text/cut.js';
 import { PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
 import { child, num, parseJsonArray, str } from '../senders/summary.js';
 
@@ -73,9 +74,6 @@ const MAX_NAME = 120;
 /** Discord has 5 button rows: one for links, one per rule. */
 export const MAX_RULES_PER_MESSAGE = 4;
 
-export function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 /** A fraction 0..1 as "62 %" or "62.5 %". */
 export function percentOfFraction(fraction: number): string {
@@ -191,7 +189,7 @@ function statusOutcomes(payload: Record<string, unknown>): string | undefined {
   return names
     .map((name, i) => {
       const price = Number(prices[i]);
-      return cut(Number.isFinite(price) ? `${String(name)} ${percentOfFraction(price)}` : String(name), MAX_NAME);
+      return cutText(Number.isFinite(price) ? `${String(name)} ${percentOfFraction(price)}` : String(name), MAX_NAME);
     })
     .join(' · ');
 }
@@ -201,9 +199,9 @@ function shared(payload: Record<string, unknown>, subject: string, links: Messag
   const watchlistName = str(payload, 'watchlistName');
   const detectedAt = str(payload, 'detectedAt');
   return {
-    subject: cut(subject, MAX_SUBJECT),
-    ...(eventTitle && eventTitle !== subject ? { eventTitle: cut(eventTitle, MAX_SUBJECT) } : {}),
-    ...(watchlistName ? { watchlistName: cut(watchlistName, MAX_NAME) } : {}),
+    subject: cutText(subject, MAX_SUBJECT),
+    ...(eventTitle && eventTitle !== subject ? { eventTitle: cutText(eventTitle, MAX_SUBJECT) } : {}),
+    ...(watchlistName ? { watchlistName: cutText(watchlistName, MAX_NAME) } : {}),
     ...(humanUtc(detectedAt) ? { time: humanUtc(detectedAt), timestamp: new Date(detectedAt!).toISOString() } : {}),
     links,
     test,
@@ -241,7 +239,7 @@ export function alertMessage({ fired, links, outcomeName, test = false }: Messag
   return {
     ...shared(first.payload, subject, links, test),
     tone: rules[0]!.wording.tone,
-    ...(outcomeName ? { outcome: cut(outcomeName, MAX_NAME) } : {}),
+    ...(outcomeName ? { outcome: cutText(outcomeName, MAX_NAME) } : {}),
     ...(now ? { move: before && before !== now ? `${before} → ${now}` : now } : {}),
     rules: rules.map((r) => r.line),
   };

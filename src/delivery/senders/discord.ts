@@ -1,8 +1,10 @@
 import { getJson, postJson } from '../../net/http-post.js';
-import { httpError, isSuccess, networkFailure, parseJsonObject, parseRetryAfter } from './http-result.js';
-import { alertMessage, cut, type AlertMessage, type Tone } from '../message/facts.js';
+import { httpError, isSuccess, networkFailure, parseJsonObject } from './http-result.js';
+import { cutText } from '../../text/cut.js';
+import { alertMessage, type AlertMessage, type Tone } from '../message/facts.js';
 import { summarizeHealthNotice, TEST_LABEL } from './summary.js';
 import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from './types.js';
+import { retryAfterHeaderMs, retryAfterSecondsMs } from '../../net/retry-after.js';
 
 export interface DiscordEmbed {
   title: string;
@@ -31,7 +33,7 @@ function fit(text: string, max: number): string {
   let out = escapeMarkdown(text);
   while (out.length > max) {
     length = Math.min(length - 1, Math.floor((length * max) / out.length));
-    out = escapeMarkdown(cut(text, length));
+    out = escapeMarkdown(cutText(text, length));
   }
   return out;
 }
@@ -179,7 +181,7 @@ export function createDiscordSender({
     const notice = summarizeHealthNotice(job.payload);
     if (notice) {
       return {
-        embeds: [{ title: notice.title, description: cut(notice.message, 4096), color: NOTICE_COLOR, footer: { text: 'Oddswatch' } }],
+        embeds: [{ title: notice.title, description: cutText(notice.message, 4096), color: NOTICE_COLOR, footer: { text: 'Oddswatch' } }],
         ...(notice.reEnableAction && interactive
           ? { components: [{ type: 1, components: [{ type: 2, style: SUCCESS, label: 'Re-enable', custom_id: notice.reEnableAction }] }] }
           : {}),
@@ -249,8 +251,9 @@ export function createDiscordSender({
       const { statusCode, durationMs } = response;
       if (isSuccess(statusCode)) return { outcome: 'sent', statusCode, durationMs };
       if (statusCode === 429) {
-        const retryAfter = parseJsonObject(response.body)?.['retry_after'];
-        const retryAfterMs = typeof retryAfter === 'number' ? Math.ceil(retryAfter * 1000) : parseRetryAfter(response.headers['retry-after']);
+        // The body's fractional seconds are more precise than the header's whole ones.
+        const retryAfterMs =
+          retryAfterSecondsMs(parseJsonObject(response.body)?.['retry_after']) ?? retryAfterHeaderMs(response.headers['retry-after']);
         return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error: 'Discord rate limit (HTTP 429)' };
       }
       const lost = gone(statusCode);

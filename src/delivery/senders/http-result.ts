@@ -1,16 +1,6 @@
 import { NetworkError, type PostJsonResponse } from '../../net/http-post.js';
 import type { SendResult } from './types.js';
 
-/** Retry-After as milliseconds: delta-seconds (fractions accepted) or an HTTP date. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return undefined;
-  const seconds = Number(text);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 export function isSuccess(statusCode: number): boolean {
   return statusCode >= 200 && statusCode < 300;
 }

@@ -6,9 +6,7 @@ import { createTelegramSender } from './telegram.js';
 import type { ChannelSender } from './types.js';
 import { createWebhookSender } from './webhook.js';
 
-export type { ChannelSender, DeliveryJob, SendOutcome, SendResult, ChannelSettings } from './types.js';
-export { formatDiscordEmbed } from './discord.js';
-export { formatTelegramMessage } from './telegram.js';
+export type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export interface SendersOptions {
   /** ALLOW_PRIVATE_URLS: let Webhook and Discord URLs reach loopback and private addresses. */

@@ -1,5 +1,7 @@
 import { postJson } from '../../net/http-post.js';
+import { retryAfterSecondsMs } from '../../net/retry-after.js';
 import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
+import { cutText } from '../../text/cut.js';
 import { alertMessage, subjectLine, type AlertMessage } from '../message/facts.js';
 import { summarizeHealthNotice, TEST_LABEL } from './summary.js';
 import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from './types.js';
@@ -7,6 +9,15 @@ import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from '
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
+
+/**
+ * Telegram refuses a message over 4,096 characters after entity parsing: the texts that come from
+ * the venue or the user (titles, outcomes, names) are cut to this each, which keeps the whole
+ * message under the limit with room for the labels.
+ */
+const FREE_TEXT_MAX = 900;
+const NOTICE_MAX = 3000;
+const html = (text: string): string => escapeHtml(cutText(text, FREE_TEXT_MAX));
 
 export interface TelegramMessage {
   text: string;
@@ -54,7 +65,7 @@ export function formatTelegramMessage(
   if (notice) {
     // The bot answers the tap with the same enable command as a typed `/enable`.
     const keyboard = notice.reEnableAction ? [[{ text: 'Re-enable', callback_data: notice.reEnableAction }]] : [];
-    return { text: `<b>${escapeHtml(notice.title)}</b>\n${escapeHtml(notice.message)}`, reply_markup: { inline_keyboard: keyboard } };
+    return { text: `<b>${html(notice.title)}</b>\n${escapeHtml(cutText(notice.message, NOTICE_MAX))}`, reply_markup: { inline_keyboard: keyboard } };
   }
   return renderTelegramAlert(alertMessage({ fired: firedOf(payload, more), links, outcomeName: more.outcomeName, test }));
 }
@@ -86,7 +97,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
     async send(job: DeliveryJob): Promise<SendResult> {
       if (!botToken) return { outcome: 'failed', error: 'Telegram bot is not configured', durationMs: 0 };
       const chatId = job.settings.telegramChatId;
-      if (chatId === undefined || chatId === '') {
+      if (chatId === undefined) {
         return { outcome: 'failed', error: 'The Telegram channel has no telegramChatId', durationMs: 0 };
       }
       const message = formatTelegramMessage(job.payload, job.links, job.test, job);
@@ -100,8 +111,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
         if (isSuccess(statusCode) && answer.ok === true) return { outcome: 'sent', statusCode, durationMs };
         if (statusCode === 403) return { outcome: 'blocked', statusCode, durationMs, error };
         if (statusCode === 429) {
-          const seconds = answer.parameters?.retry_after;
-          const retryAfterMs = typeof seconds === 'number' ? Math.ceil(seconds * 1000) : undefined;
+          const retryAfterMs = retryAfterSecondsMs(answer.parameters?.retry_after);
           return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error };
         }
         if (statusCode === 401 || statusCode === 404) {

@@ -1,12 +1,5 @@
+import type { ChannelSettings } from '../../db/schema/subscriptions.js';
 import type { FiredAlert, RuleState } from '../message/facts.js';
-
-export interface ChannelSettings {
-  webhookUrl?: string;
-  discordWebhookUrl?: string;
-  /** A Discord DM channel the bot posts to with its own token (no webhook there). */
-  discordChannelId?: string;
-  telegramChatId?: number | string;
-}
 
 export interface DeliveryJob {
   notificationId: string;

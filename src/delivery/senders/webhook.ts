@@ -1,7 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { postJson } from '../../net/http-post.js';
 import { webhookBody } from './webhook-body.js';
-import { httpError, isSuccess, networkFailure, parseRetryAfter } from './http-result.js';
+import { retryAfterHeaderMs } from '../../net/retry-after.js';
+import { httpError, isSuccess, networkFailure } from './http-result.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
 
 export const WEBHOOK_USER_AGENT = 'Oddswatch-Webhook/1.0';
@@ -61,7 +62,7 @@ export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () =
           statusCode,
           durationMs,
           error: httpError(response),
-          retryAfterMs: statusCode === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined,
+          retryAfterMs: statusCode === 429 ? retryAfterHeaderMs(response.headers['retry-after']) : undefined,
         };
       } catch (err) {
         return networkFailure(err);

@@ -1,6 +1,7 @@
 import { unparsed } from '../../services/validate.js';
 import { z } from 'zod';
 import * as search from '../../services/search/index.js';
+import { MARKET_CHART_PATH } from '../../domain/links.js';
 import { defineRoutes, RawBody } from '../route.js';
 
 const tag = 'Search';
@@ -58,7 +59,21 @@ export const catalogRoutes = defineRoutes([
   },
   {
     method: 'get',
-    path: '/markets/{marketId}/chart.svg',
+    path: '/catalog/search',
+    summary: 'Find open events by words, as people type them: any order, word starts, small typos; best match, then volume',
+    tag,
+    auth: 'public',
+    query: z.object({
+      q: z.string().meta({ description: 'Words to find, e.g. "bitc aug" (at most 200 characters)' }),
+      limit: z.string().optional().meta({ description: 'Results, 1 to 50 (default 10)' }),
+    }),
+    response: SearchResults,
+    errors: [400],
+    handler: (ctx, { query }) => search.findEvents({ ctx, input: unparsed(query) }),
+  },
+  {
+    method: 'get',
+    path: MARKET_CHART_PATH,
     summary: "A sparkline of the market's price over the last 24 h (image/svg+xml)",
     tag,
     auth: 'public',

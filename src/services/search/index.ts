@@ -1,4 +1,5 @@
 export { searchByKeyphrases, searchByTags } from './search.js';
+export { findEvents, findMarkets, queryWords } from './find.js';
 export { marketChartSvg } from './chart.js';
 export * from './schemas.js';
 export { findEvent, findMarket } from './lookup.js';

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
+import { marketChartUrl } from '../../domain/links.js';
 import { venueEncodedOutcomes } from '../../domain/outcomes.js';
 
 export interface SearchResult {
@@ -47,7 +48,7 @@ export async function loadSearchResults(database: Database, config: Config, ids:
             image: m.image,
             question: m.question,
             ...venueEncodedOutcomes(m),
-            serviceSVGLink: `${base}/markets/${encodeURIComponent(m.id)}/chart.svg`,
+            serviceSVGLink: marketChartUrl(base, m.id),
           })),
       },
     ];

@@ -17,3 +17,10 @@ export type SearchLimit = z.input<typeof SearchLimit>;
 
 export const ChartInput = z.object({ marketId: Id });
 export type ChartInput = z.input<typeof ChartInput>;
+
+/** People-search (`findMarkets`, `findEvents`): free words, any order. */
+export const FindInput = z.object({
+  q: text().trim().min(1, 'type something to search for').max(200, 'is too long (at most 200 characters)'),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+});
+export type FindInput = z.input<typeof FindInput>;

@@ -1,0 +1,158 @@
+import type { Database } from '../db/client.js';
+import type { Firing } from '../engine/rules.js';
+import type { Logger } from '../logger.js';
+import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
+import { MinuteSampler, pruneSamples, writeSamples } from './price-samples.js';
+import type { SerialQueue } from './serial-queue.js';
+import { TokenPriceStore, type PriceBatch } from './token-prices.js';
+
+/** Most firings written in one transaction (the statements' parameter count grows with it). */
+const MAX_BATCH = 500;
+
+export interface FiringWriterOptions {
+  database: Database;
+  logger: Logger;
+  now: () => number;
+  /** Whether this process fires for (and keeps the price history of) a token. */
+  owns: (token: string) => boolean;
+  queue: SerialQueue;
+  prices: TokenPriceStore;
+  /** How soon a changed price is saved when no firing write carries it sooner (ms). */
+  priceSaveDelayMs: number;
+  /** A firing was written, found already written, or skipped. */
+  onWritten: (firing: Firing, outcome: FireOutcome) => void;
+}
+
+/**
+ * What the engine writes, in the runner's queue: firings, the prices evaluated, and the per-minute
+ * price history for dry runs (one row per token and minute). Firings that arrive before the write
+ * task runs share one commit, so its disk flush is paid once per batch rather than once per firing.
+ */
+export class FiringWriter {
+  private readonly pending: PendingFiring[] = [];
+  // Firings not yet written may be newer than subscription_market_state: reloads take the later.
+  private readonly lastFired = new Map<string, number>();
+  private readonly samples = new MinuteSampler();
+  private priceTimer: NodeJS.Timeout | undefined;
+  private accepting = false;
+
+  constructor(private readonly options: FiringWriterOptions) {}
+
+  /** Queues the firings of tokens this process owns (the one place firings are written). */
+  add(firings: readonly Firing[], ctx: FiringContext): void {
+    for (const firing of firings) {
+      // Another process fires for tokens it owns.
+      if (!this.options.owns(firing.token)) continue;
+      this.lastFired.set(`${firing.subscriptionId}:${firing.marketId}`, firing.atMs);
+      this.pending.push({ firing, ctx });
+      if (this.pending.length === 1) this.enqueueWrite();
+    }
+  }
+
+  /** When the rule last fired according to firings this process queued, if it did. */
+  lastFiredAt(subscriptionId: string, marketId: string): number | undefined {
+    return this.lastFired.get(`${subscriptionId}:${marketId}`);
+  }
+
+  /** An evaluated price, saved soon and kept in the minute's history. */
+  notePrice(token: string, price: number, nowMs: number): void {
+    this.options.prices.set(token, price);
+    this.samples.note(token, price, nowMs);
+    this.savePricesSoon();
+  }
+
+  /** Schedules a save of the changed prices, unless one is scheduled or the writer is stopped. */
+  savePricesSoon(): void {
+    if (this.priceTimer || !this.accepting) return;
+    this.priceTimer = setTimeout(() => {
+      this.priceTimer = undefined;
+      this.enqueueWrite();
+    }, this.options.priceSaveDelayMs);
+    this.priceTimer.unref();
+  }
+
+  /** Queues a write when prices or finished minutes wait (the periodic sweep calls it). */
+  writeDue(nowMs: number): void {
+    // Saved through the write queue, with or behind the firings those prices caused (see `write`).
+    if (this.options.prices.hasChanges || this.samples.hasWork(nowMs)) this.enqueueWrite();
+  }
+
+  start(): void {
+    this.accepting = true;
+  }
+
+  /** No more timed saves; what is queued still runs (the runner waits for its queue). */
+  stop(): void {
+    this.accepting = false;
+    clearTimeout(this.priceTimer);
+    this.priceTimer = undefined;
+  }
+
+  /** After the queue is idle: the last prices and every sample kept, the current minute's too. */
+  async finish(): Promise<void> {
+    const { database, logger, now, owns, prices } = this.options;
+    await prices.flush();
+    await writeSamples(database.db, this.samples.take(now(), true).filter((s) => owns(s.token))).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
+  }
+
+  private enqueueWrite(): void {
+    void this.options.queue.enqueue(() => this.write());
+  }
+
+  /**
+   * Writes the waiting firings and, once none is left waiting, the prices evaluated so far, in one
+   * transaction: a saved price never runs ahead of the firings it caused, so an engine taking the
+   * token over after a crash finds again exactly the crossings whose firings were lost.
+   */
+  private async write(): Promise<void> {
+    const { database, logger, now, owns, prices } = this.options;
+    const batch = this.pending.splice(0, MAX_BATCH);
+    if (this.pending.length > 0) this.enqueueWrite();
+    const last = this.pending.length === 0;
+    const priceBatch: PriceBatch = last ? prices.takeChanged() : [];
+    const nowMs = now();
+    // Each token's history is written by the engine that owns it (checked here, once a minute, not per price).
+    const sampleBatch = last ? this.samples.take(nowMs).filter((s) => owns(s.token)) : [];
+    const prune = last && this.samples.takePrune(nowMs);
+    // History is not part of the crash-recovery contract above: a failed write costs samples only.
+    const saveHistory = async () => {
+      if (sampleBatch.length > 0) await writeSamples(database.db, sampleBatch);
+      if (prune) await pruneSamples(database.db, nowMs);
+    };
+    const saveHistoryLogged = () =>
+      saveHistory().catch((err: unknown) => logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'));
+    if (batch.length === 0) {
+      if (priceBatch.length > 0) await prices.saveIn(database.db, priceBatch);
+      await saveHistoryLogged();
+      return;
+    }
+    const outcomes = await database.db
+      .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
+        const written = await writeFirings(tx, batch);
+        await prices.saveIn(tx, priceBatch);
+        return written;
+      })
+      .catch(async (error: unknown) => {
+        if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
+        return database.db.transaction(async (tx) => {
+          const results: (FireOutcome | undefined)[] = [];
+          for (const { firing, ctx } of batch) {
+            // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
+            results.push(
+              await writeFiring(tx, firing, ctx).catch((err: unknown) => {
+                logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
+                return undefined;
+              }),
+            );
+          }
+          await prices.saveIn(tx, priceBatch);
+          return results;
+        });
+      });
+    await saveHistoryLogged();
+    batch.forEach(({ firing }, i) => {
+      const outcome = outcomes[i];
+      if (outcome) this.options.onWritten(firing, outcome);
+    });
+  }
+}

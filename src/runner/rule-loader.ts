@@ -1,0 +1,71 @@
+import type { Database } from '../db/client.js';
+import type { RuleIndex } from '../engine/index.js';
+import { compileRule, expandPriceRules } from './expand.js';
+import type { FiringWriter } from './firing-writer.js';
+import type { PriceReferences } from './references.js';
+import type { RuleSet } from './rule-set.js';
+import type { TokenPriceStore } from './token-prices.js';
+
+export interface RuleLoaderOptions {
+  database: Database;
+  now: () => number;
+  index: RuleIndex;
+  rules: RuleSet;
+  references: PriceReferences;
+  writer: FiringWriter;
+  prices: TokenPriceStore;
+  /** The set of followed tokens changed (all of them). */
+  onTokensChanged: (tokens: string[]) => void;
+  /** Rules started following these tokens after the first load. */
+  onFollowing: (tokens: string[]) => void;
+}
+
+/** Loads rules from the database into the index: all of them at start, then changed subscriptions. */
+export class RuleLoader {
+  private loaded = false;
+
+  constructor(private readonly options: RuleLoaderOptions) {}
+
+  /** Replaces the rules of these subscriptions (every subscription when undefined). */
+  async load(subscriptionIds: readonly string[] | undefined): Promise<void> {
+    const { database, now, index, rules, references, writer, prices } = this.options;
+    const pairs = await expandPriceRules(database, subscriptionIds);
+    let tokensChanged = false;
+    // Tokens followed before this reload; a reload that keeps following one keeps its reference.
+    const dropped = new Set<string>();
+    const followed: string[] = [];
+    if (subscriptionIds) {
+      for (const id of subscriptionIds) for (const ruleId of rules.removeSubscription(id, dropped)) index.remove(ruleId);
+    }
+    const nowMs = now();
+    for (const pair of pairs) {
+      const fired = writer.lastFiredAt(pair.subscriptionId, pair.marketId);
+      if (fired !== undefined && fired > (pair.updatedAtMs ?? -Infinity) && fired > (pair.lastFiredAtMs ?? -Infinity)) {
+        pair.lastFiredAtMs = fired;
+      }
+      const { ruleId, firstOfToken } = rules.add({ subscriptionId: pair.subscriptionId, marketId: pair.marketId, token: pair.token });
+      const rule = compileRule(pair, ruleId);
+      if (firstOfToken && !dropped.delete(pair.token)) {
+        tokensChanged = true;
+        // The price remembered from before nobody followed the token is stale: forget it before
+        // the rule is added, so neither a crossing nor a level rule is judged against it. (At
+        // start the saved prices stay: they are the ones the rules saw before the engine stopped.)
+        if (this.loaded) {
+          references.await(pair.token);
+          followed.push(pair.token);
+        }
+      }
+      writer.add(index.add(rule, nowMs), { receivedAtMs: nowMs });
+    }
+    for (const token of dropped) {
+      tokensChanged = true;
+      references.forget(token);
+      prices.remove(token);
+    }
+    if (dropped.size > 0) writer.savePricesSoon();
+    if (!subscriptionIds) index.settleAll();
+    this.loaded = true;
+    if (tokensChanged) this.options.onTokensChanged(rules.tokens());
+    if (followed.length > 0) this.options.onFollowing(followed);
+  }
+}
