@@ -109,6 +109,7 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
       if (req.method === 'POST' && (m = /^\/v10\/channels\/([^/]+)\/messages$/.exec(path))) {
         if (!/^Bot \S+$/.test(req.headers.authorization ?? '')) return json(401, { message: '401: Unauthorized', code: 0 });
         if (forbiddenChannels.has(m[1]!)) return json(403, { message: 'Cannot send messages to this user', code: 50007 });
+        if (refuse(checkDiscordMessage(body))) return;
         return json(200, { id: String(Date.now()), channel_id: m[1], ...body });
       }
       // A channel webhook itself: Get Webhook with Token (no auth) and Execute Webhook.
