@@ -1,5 +1,6 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { catalogMarkets } from '../../src/db/schema/index.js';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/bots/commands/index.js';
@@ -236,7 +237,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     // #16: a word's first letters are enough, as a person types them.
     const prefix: RawInteraction = { ...base('8005', 4), data: { name: 'alert', options: [{ name: 'market', type: 3, value: 'Mar', focused: true }] } };
     await bot.handleInteraction(prefix);
-    expect(callbackFor(prefix).data.choices).toEqual(event.markets.map((m) => ({ name: m.question, value: m.id })));
+    // #16 item 6: the label adds the watched outcome's price (no end date in this catalog row).
+    expect(callbackFor(prefix).data.choices).toEqual(event.markets.map((m) => ({ name: `${m.question} · Yes 50 %`, value: m.id })));
 
     const created = slash('8005', 'alert', { market: event.markets[0]!.id, type: 'below', percent: 20 }, { guild: '', channel: 'dm5' });
     await bot.handleInteraction(created);
@@ -244,6 +246,30 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const id: RawInteraction = { ...base('8005', 4), data: { name: 'pause', options: [{ name: 'id', type: 3, value: subId.slice(0, 6), focused: true }] } };
     await bot.handleInteraction(id);
     expect(callbackFor(id)).toEqual({ type: 8, data: { choices: [{ name: expect.stringContaining('Less Than 20%'), value: subId }] } });
+  });
+
+  it('autocomplete labels read "question · outcome price · end date", tell alike markets apart by event, and show alerts without ids', async () => {
+    const bot = makeBot();
+    const mayor = await seedEvent(env.database, { title: 'Qworble mayor race' });
+    const council = await seedEvent(env.database, { title: 'Qworble council vote' });
+    await env.database.db.update(catalogMarkets).set({ question: 'Will Qworble win?', outcomePrices: [0.62, 0.38], endDate: new Date('2031-06-30T12:00:00Z') }).where(eq(catalogMarkets.id, mayor.markets[0]!.id));
+    await env.database.db.update(catalogMarkets).set({ question: 'Will Qworble win?', outcomePrices: [0.62, 0.38], endDate: new Date('2031-06-30T12:00:00Z') }).where(eq(catalogMarkets.id, council.markets[0]!.id));
+    const typed: RawInteraction = { ...base('8007', 4), data: { name: 'alert', options: [{ name: 'market', type: 3, value: 'qworble', focused: true }] } };
+    await bot.handleInteraction(typed);
+    const choices: { name: string; value: string }[] = callbackFor(typed).data.choices;
+    expect(choices.map((c) => [c.value, c.name]).sort()).toEqual(
+      [
+        [mayor.markets[0]!.id, 'Will Qworble win? · Qworble mayor race · Yes 62 % · ends Jun 30, 2031'],
+        [council.markets[0]!.id, 'Will Qworble win? · Qworble council vote · Yes 62 % · ends Jun 30, 2031'],
+      ].sort(),
+    );
+
+    const made = slash('8007', 'alert', { market: mayor.markets[0]!.id, type: 'above', percent: 70, repeat: 'once' }, { guild: '', channel: 'dm-8007' });
+    await bot.handleInteraction(made);
+    const alertId = subscriptionIdOf(callbackFor(made).data.content);
+    const picking: RawInteraction = { ...base('8007', 4), data: { name: 'pause', options: [{ name: 'id', type: 3, value: 'qworble', focused: true }] } };
+    await bot.handleInteraction(picking);
+    expect(callbackFor(picking).data.choices).toEqual([{ name: 'Greater Than 70% · Will Qworble win? · once', value: alertId }]);
   });
 
   it('private replies (token, alerts, inbox, watchlists) are ephemeral', async () => {

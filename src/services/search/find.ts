@@ -16,6 +16,8 @@ export interface FoundMarket {
   outcomes: string[];
   outcomePrices: number[];
   volume24hr: number;
+  /** When the market (or else its event) ends, ISO 8601; null when the venue gives no date. */
+  endDate: string | null;
 }
 
 const MAX_WORDS = 8;
@@ -130,10 +132,12 @@ export async function findMarkets({ ctx, input }: { ctx: PublicContext; input: F
     outcomes: string[];
     outcome_prices: number[];
     volume_24hr: number;
+    end_date: Date | string | null;
   }>(
     ctx,
     sql`with matches as (${matchesSql(words)})
-      select m.id, m.question, m.event_id, e.title as event_title, m.outcomes, m.outcome_prices, m.volume_24hr
+      select m.id, m.question, m.event_id, e.title as event_title, m.outcomes, m.outcome_prices, m.volume_24hr,
+        coalesce(m.end_date, e.end_date) as end_date
       from matches h join catalog_markets m on m.id = h.market_id join catalog_events e on e.id = m.event_id
       order by h.score desc, m.volume_24hr desc, m.volume desc, m.id asc
       limit ${limit}`,
@@ -146,6 +150,7 @@ export async function findMarkets({ ctx, input }: { ctx: PublicContext; input: F
     outcomes: r.outcomes,
     outcomePrices: r.outcome_prices,
     volume24hr: Number(r.volume_24hr),
+    endDate: r.end_date === null ? null : new Date(r.end_date).toISOString(),
   }));
 }
 
