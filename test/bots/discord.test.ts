@@ -103,6 +103,33 @@ async function discordToken(bot: ReturnType<typeof makeBot>, userId: string): Pr
   return /\n(\S+)\n/.exec(callbackFor(i).data.content)![1]!;
 }
 
+/** What the engine writes when a price rule fires: the notification, with the rule's channels as stored. */
+async function firePriceAlert(
+  accountId: string,
+  subscriptionId: string,
+  fired: { marketId: string; question: string; type: string; percent: number; price: number },
+  channel: { discordChannelId: string },
+) {
+  await writeNotification(env.database.db, {
+    accountId,
+    subscriptionId,
+    type: 'price_notification',
+    payload: {
+      type: 'price_notification',
+      userId: accountId,
+      subscriptionId,
+      marketId: fired.marketId,
+      marketQuestion: fired.question,
+      polymarketSlug: 'mars-landing',
+      subscriptionTypeConfig: { type: fired.type, config: { params: { threshold_percent: fired.percent } } },
+      detectedValue: fired.price,
+      detectedAt: new Date().toISOString(),
+    },
+    dedupeKey: `discord-dm-${subscriptionId}`,
+    channels: [{ type: 'Discord', settings: channel }],
+  });
+}
+
 describe('the Discord bot against a local fake Discord REST API', () => {
   it('registers every slash command through REST, globally or in one guild', async () => {
     await makeBot().registerCommands();
@@ -403,26 +430,9 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const config = { ...env.config, DISCORD_TOKEN: 'worker-bot-token', DISCORD_API_URL: api.url, PUBLIC_URL: 'https://oddswatch.example' };
     const worker = await startWorkerRole({ database: env.database, config, logger });
     try {
-      // What the engine writes when the price crosses 55 %: the rule's channels as stored.
-      await writeNotification(env.database.db, {
-        accountId: account.id,
-        subscriptionId,
-        type: 'price_notification',
-        payload: {
-          type: 'price_notification',
-          userId: account.id,
-          subscriptionId,
-          marketId: event.markets[0]!.id,
-          marketQuestion: 'Will it land?',
-          polymarketSlug: 'mars-landing',
-          subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 55 } } },
-          detectedValue: 0.57,
-          previousValue: 0.52,
-          detectedAt: new Date().toISOString(),
-        },
-        dedupeKey: `discord-dm-${subscriptionId}`,
-        channels: [{ type: 'Discord', settings: { discordChannelId: 'dm-8301' } }],
-      });
+      // What the engine writes when the price crosses 55 %.
+      const fired = { marketId: event.markets[0]!.id, question: 'Will it land?', type: 'Crossing Up', percent: 55, price: 0.57 };
+      await firePriceAlert(account.id, subscriptionId, fired, { discordChannelId: 'dm-8301' });
       const [posted] = await waitFor(() => {
         const calls = api.callsTo('POST', /^\/v10\/channels\/dm-8301\/messages$/);
         return calls.length > 0 && calls;
@@ -457,24 +467,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const worker = await startWorkerRole({ database: env.database, config, logger });
     const auth = { Authorization: `Bearer ${await discordToken(bot, '8302')}` };
     try {
-      await writeNotification(env.database.db, {
-        accountId: account.id,
-        subscriptionId,
-        type: 'price_notification',
-        payload: {
-          type: 'price_notification',
-          userId: account.id,
-          subscriptionId,
-          marketId: event.markets[1]!.id,
-          marketQuestion: 'Will it land later?',
-          polymarketSlug: 'mars-landing',
-          subscriptionTypeConfig: { type: 'Crossing Down', config: { params: { threshold_percent: 30 } } },
-          detectedValue: 0.25,
-          detectedAt: new Date().toISOString(),
-        },
-        dedupeKey: `discord-dm-closed-${subscriptionId}`,
-        channels: [{ type: 'Discord', settings: { discordChannelId: 'dm-8302' } }],
-      });
+      const fired = { marketId: event.markets[1]!.id, question: 'Will it land later?', type: 'Crossing Down', percent: 30, price: 0.25 };
+      await firePriceAlert(account.id, subscriptionId, fired, { discordChannelId: 'dm-8302' });
       const [health] = await waitFor(async () => {
         const body = (await env.http.get(`/subscription/${subscriptionId}/channels/health`).set(auth).expect(200)).body;
         return body.channels[0].state === 'disabled' && body.channels;

@@ -2,22 +2,15 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../context.js';
 import { validationError } from '../errors.js';
 import { parseInput } from '../validate.js';
+import type { MarketRef } from './lookup.js';
 import { loadSearchResults, type SearchResult } from './results.js';
 import { FindInput } from './schemas.js';
 
 type PublicContext = Omit<ServiceContext, 'account' | 'caller'>;
 
 /** An open market as people-search finds it: enough to list it and to make an alert on it. */
-export interface FoundMarket {
-  id: string;
-  question: string;
-  eventId: string;
-  eventTitle: string;
-  outcomes: string[];
-  outcomePrices: number[];
+export interface FoundMarket extends MarketRef {
   volume24hr: number;
-  /** When the market (or else its event) ends, ISO 8601; null when the venue gives no date. */
-  endDate: string | null;
 }
 
 const MAX_WORDS = 8;
