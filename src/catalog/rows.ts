@@ -8,22 +8,13 @@ const date = (v: string | null) => {
 };
 
 export function eventRow(e: VenueEvent, now: Date): typeof catalogEvents.$inferInsert {
+  // The venue event's scalar fields are the table's columns by name (src/venue/gamma/types.ts
+  // decides them once); only the dates change type here, and tags and markets have tables of their own.
+  const { tags: _tags, markets: _markets, startDate, endDate, ...columns } = e;
   return {
-    id: e.id,
-    slug: e.slug,
-    title: e.title,
-    description: e.description,
-    image: e.image,
-    icon: e.icon,
-    active: e.active,
-    closed: e.closed,
-    archived: e.archived,
-    negRisk: e.negRisk,
-    startDate: date(e.startDate),
-    endDate: date(e.endDate),
-    volume: e.volume,
-    volume24hr: e.volume24hr,
-    liquidity: e.liquidity,
+    ...columns,
+    startDate: date(startDate),
+    endDate: date(endDate),
     updatedAt: now,
     ...(e.closed ? { closedAt: now } : {}),
   };

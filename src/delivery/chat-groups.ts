@@ -1,3 +1,4 @@
+import { NOTIFICATION_TYPE } from '../domain/enums.js';
 import { MAX_RULES_PER_MESSAGE } from './message/facts.js';
 import type { ClaimedWithContext } from './outbox-store.js';
 
@@ -8,7 +9,7 @@ import type { ClaimedWithContext } from './outbox-store.js';
 function groupKey(delivery: ClaimedWithContext): string | undefined {
   const { channelType, settings, context } = delivery;
   const { payload } = context;
-  if (context.disabledReason || payload.type !== 'price_notification') return undefined;
+  if (context.disabledReason || payload.type !== NOTIFICATION_TYPE.price) return undefined;
   const target =
     channelType === 'Telegram'
       ? settings?.telegramChatId

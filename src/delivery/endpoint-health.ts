@@ -99,8 +99,15 @@ export interface SignalledDelivery {
  * and re-enables it if it was disabled (only a redelivery reaches a disabled channel); failures
  * leave a disabled channel alone. Deliveries are matched to the channel they were
  * written for by position, type and settings, so a channel edited since is not charged.
+ * The span is measured to `nowMs`, the worker's clock, not the database's now(): a test then
+ * moves time instead of waiting it out.
  */
-export async function updateChannelHealth(database: Database, tx: Tx, signalled: readonly SignalledDelivery[]): Promise<ChannelHealthRow[]> {
+export async function updateChannelHealth(
+  database: Database,
+  tx: Tx,
+  signalled: readonly SignalledDelivery[],
+  nowMs: number,
+): Promise<ChannelHealthRow[]> {
   if (signalled.length === 0) return [];
   const values = signalled.map(({ deliveryId, signal }) => {
     const error = signal.kind === 'failed' ? signal.error : signal.kind === 'disable' ? signal.reason : null;
@@ -138,7 +145,7 @@ export async function updateChannelHealth(database: Database, tx: Tx, signalled:
         and sc.disabled_at is null and sc.warned_at is null)
     returning p.account_id as "accountId", sc.subscription_id as "subscriptionId", sc.position, sc.type, sc.settings,
       sc.failing_since::text as "failingSince",
-      coalesce((extract(epoch from now() - sc.failing_since) * 1000)::float8, 0) as "failingForMs",
+      coalesce((extract(epoch from ${new Date(nowMs).toISOString()}::timestamptz - sc.failing_since) * 1000)::float8, 0) as "failingForMs",
       sc.failed_notifications as "failedNotifications", sc.last_error as "lastError", sc.warned_at::text as "warnedAt",
       p.reason as "disableReason"`,
     tx,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
-import type { ChannelType } from '../domain/enums.js';
+import { NOTIFICATION_TYPE, type ChannelType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
 import { writeNotificationsOnce, type NotificationToWrite } from './enqueue.js';
 import { formatSpan, type ChannelHealthRow, type EndpointHealthSettings, type HealthVerdict } from './endpoint-health.js';
@@ -10,8 +10,6 @@ import { formatSpan, type ChannelHealthRow, type EndpointHealthSettings, type He
 // own type (endpoint_health_notification), not a firing of the rule, delivered through the same
 // outbox on the account's other channels. It carries no subscription id on the row, so it neither
 // shows in the rule's history nor changes its channels' statuses; the payload names the rule.
-
-export const ENDPOINT_HEALTH_NOTIFICATION = 'endpoint_health_notification';
 
 /**
  * How a notice names a channel without its secrets: a webhook URL's origin only (its path and
@@ -42,7 +40,7 @@ export function noticePayload(row: ChannelHealthRow, verdict: HealthVerdict, set
       : `${endpoint} has failed every delivery for ${formatSpan(row.failingForMs)}. Last error: ${lastError ?? 'none'}. ` +
         `It will be disabled if it keeps failing for ${formatSpan(settings.ENDPOINT_DISABLE_AFTER_MS)} and ${settings.ENDPOINT_DISABLE_MIN_NOTIFICATIONS} notifications.`;
   return {
-    type: ENDPOINT_HEALTH_NOTIFICATION,
+    type: NOTIFICATION_TYPE.endpointHealth,
     event: verdict.kind === 'disable' ? 'endpoint_disabled' : 'endpoint_failing',
     userId: row.accountId,
     createdAt: now.toISOString(),
@@ -88,7 +86,7 @@ export async function writeHealthNotices(
   const notices: NotificationToWrite[] = judged.map(({ row, verdict }) => ({
     accountId: row.accountId,
     subscriptionId: null,
-    type: ENDPOINT_HEALTH_NOTIFICATION,
+    type: NOTIFICATION_TYPE.endpointHealth,
     payload: noticePayload(row, verdict, settings),
     // Each transition is written once (applyVerdict guards it), so the key only has to be unique.
     dedupeKey: `endpoint-health:${row.subscriptionId}:${row.position}:${verdict.kind}:${newId()}`,

@@ -160,6 +160,8 @@ export interface AttemptRecord {
  */
 export interface HealthTracking {
   settings: EndpointHealthSettings;
+  /** The worker's clock: how long a channel has been failing is measured to it. */
+  now: () => number;
   /** Told of each channel this write warned about or disabled (for the log), after its notice is written. */
   onChange?(row: ChannelHealthRow, verdict: HealthVerdict): void;
 }
@@ -194,7 +196,7 @@ export async function recordAttempts(database: Database, records: AttemptRecord[
         sql`, `,
       )}`);
     if (health) {
-      const judged = await trackEndpointHealth(database, tx, recorded, health.settings);
+      const judged = await trackEndpointHealth(database, tx, recorded, health.settings, health.now());
       for (const { row, verdict } of judged) health.onChange?.(row, verdict);
     }
     return kept;
@@ -205,12 +207,12 @@ export async function recordAttempts(database: Database, records: AttemptRecord[
  * Endpoint health, in the outcome write's transaction: the finished deliveries update their
  * channels' counters, and a channel that crosses into warning or disabled gets its notice.
  */
-async function trackEndpointHealth(database: Database, tx: Tx, recorded: AttemptRecord[], health: EndpointHealthSettings) {
+async function trackEndpointHealth(database: Database, tx: Tx, recorded: AttemptRecord[], health: EndpointHealthSettings, nowMs: number) {
   const signalled = recorded.flatMap(({ delivery, outcome }) => {
     const signal = healthSignal(delivery.channelType, outcome.status, outcome.result, outcome.skipped === true);
     return signal ? [{ deliveryId: delivery.id, signal }] : [];
   });
-  const channels = await updateChannelHealth(database, tx, signalled);
+  const channels = await updateChannelHealth(database, tx, signalled, nowMs);
   const judged: Array<{ row: ChannelHealthRow; verdict: HealthVerdict }> = [];
   for (const row of channels) {
     const verdict = healthVerdict(row, health);

@@ -1,5 +1,5 @@
 import type { catalogEvents, catalogMarkets, ChannelSettings, subscriptions } from '../db/schema/index.js';
-import type { ChannelType, EventStatusScope, EventStatusTrigger } from '../domain/enums.js';
+import { NOTIFICATION_TYPE, type ChannelType, type EventStatusScope, type EventStatusTrigger } from '../domain/enums.js';
 import { venueEncodedOutcomes } from '../domain/outcomes.js';
 import type { Firing } from '../engine/rules.js';
 
@@ -7,9 +7,6 @@ import type { Firing } from '../engine/rules.js';
 // only: the engine's firings, the catalog consumer and the demo fan-out ask for them, and the
 // outbox stores and sends them as given. Key order is the wire order, so it is kept as built.
 // The health notices are ours and shaped differently (delivery/health-notice.ts, runner/feed-health.ts).
-
-export const PRICE_NOTIFICATION = 'price_notification';
-const EVENT_STATUS_NOTIFICATION = 'event_status_notification';
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type MarketRow = typeof catalogMarkets.$inferSelect;
@@ -46,14 +43,14 @@ interface PriceSource {
 
 /** The spec's `price_notification` payload of one firing. */
 export function pricePayload(
-  sub: SubscriptionRow,
+  sub: Pick<SubscriptionRow, 'id' | 'accountId' | 'watchlistId' | 'scope' | 'type' | 'thresholdPercent' | 'triggerType'>,
   where: FiringPlace,
   channels: readonly ChannelRow[],
   firing: Firing,
   source: PriceSource,
 ): Record<string, unknown> {
   return {
-    type: PRICE_NOTIFICATION,
+    type: NOTIFICATION_TYPE.price,
     userId: sub.accountId,
     createdAt: new Date().toISOString(),
     subscriptionId: sub.id,
@@ -93,7 +90,7 @@ export interface StatusNotice {
 
 /** The event status payload's parts that do not depend on who receives it. */
 export interface StatusPayloadBase {
-  type: typeof EVENT_STATUS_NOTIFICATION;
+  type: typeof NOTIFICATION_TYPE.eventStatus;
   eventStatusScope: EventStatusScope;
   triggerType: EventStatusTrigger;
   createdAt: string;
@@ -103,7 +100,7 @@ export interface StatusPayloadBase {
 export function statusPayloadBase(event: EventRow, notice: StatusNotice, detectedAt: Date): StatusPayloadBase {
   const m = notice.market;
   return {
-    type: EVENT_STATUS_NOTIFICATION,
+    type: NOTIFICATION_TYPE.eventStatus,
     eventStatusScope: notice.scope,
     triggerType: notice.trigger,
     createdAt: new Date().toISOString(),

@@ -26,7 +26,10 @@ export interface DeliveryWorkerOptions {
   workerId?: string;
   /** How long `stop()` waits for the sends in flight before giving them back to the queue. */
   drainMs?: number;
-  /** The clock of the signing-secret grace window (tests move it instead of waiting the window out). */
+  /**
+   * The clock of the signing-secret grace window and of endpoint health's failing span (tests move
+   * it instead of waiting them out).
+   */
   now?: () => number;
 }
 
@@ -142,6 +145,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   // The channel is named by subscription and position only: its URL or chat id may hold a secret.
   const healthTracking: HealthTracking = {
     settings: config,
+    now,
     onChange: (row, verdict) =>
       logger.warn(
         { subscriptionId: row.subscriptionId, position: row.position, channelType: row.type, failedNotifications: row.failedNotifications, ...(verdict.kind === 'disable' ? { reason: verdict.reason } : {}) },

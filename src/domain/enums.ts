@@ -67,9 +67,21 @@ export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 export const MATCH_OPERATORS = ['OR', 'AND'] as const;
 export type MatchOperator = (typeof MATCH_OPERATORS)[number];
 
-// endpoint_health_notification is ours, not the spec's: a notice about a failing channel (docs/delivery.md).
-// feed_health_notification is ours too: prices may be delayed, and the recovery (docs/delivery.md "Feed health").
-export const NOTIFICATION_TYPES = ['price_notification', 'event_status_notification', 'endpoint_health_notification', 'feed_health_notification'] as const;
+// A notification payload's `type`. The first two are the spec's (src/delivery/payloads.ts builds them).
+// endpointHealth is ours, not the spec's: a notice about a failing channel (docs/delivery.md).
+// feedHealth is ours too: prices may be delayed, and the recovery (docs/delivery.md "Feed health").
+export const NOTIFICATION_TYPE = {
+  price: 'price_notification',
+  eventStatus: 'event_status_notification',
+  endpointHealth: 'endpoint_health_notification',
+  feedHealth: 'feed_health_notification',
+} as const;
+export const NOTIFICATION_TYPES = [
+  NOTIFICATION_TYPE.price,
+  NOTIFICATION_TYPE.eventStatus,
+  NOTIFICATION_TYPE.endpointHealth,
+  NOTIFICATION_TYPE.feedHealth,
+] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export const EVENT_STATUS_SCOPES = ['Market', 'Event'] as const;

@@ -133,7 +133,7 @@ export function createApp(deps: AppDeps): HttpApp {
   return { app, close: () => notificationStream.close() };
 }
 
-function bearerContext(base: Omit<ServiceContext, 'account' | 'caller'>, req: Request): ServiceContext {
+function bearerContext(base: Omit<ServiceContext, 'account'>, req: Request): ServiceContext {
   const auth = req.auth!;
-  return { ...base, account: auth.account, caller: { kind: 'apiToken', tokenId: auth.tokenId } };
+  return { ...base, account: auth.account, apiTokenId: auth.tokenId };
 }

@@ -136,8 +136,7 @@ export function createNotificationStream({
       'X-Accel-Buffering': 'no',
     });
     res.write(': connected\n\n');
-    const tokenId = ctx.caller.kind === 'apiToken' ? ctx.caller.tokenId : undefined;
-    const client: Client = { accountId: ctx.account.id, tokenId, res, sent: new Set(), ...(lastEventId ? { held: [], after: lastEventId } : {}) };
+    const client: Client = { accountId: ctx.account.id, tokenId: ctx.apiTokenId, res, sent: new Set(), ...(lastEventId ? { held: [], after: lastEventId } : {}) };
     clients.add(client); // before the replay, so nothing written meanwhile is missed
     if (!tokenCheck) {
       tokenCheck = setInterval(() => void checkTokens(), tokenCheckMs);

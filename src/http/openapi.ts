@@ -1,6 +1,7 @@
 import { createDocument } from 'zod-openapi';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
+import { NOTIFICATION_TYPE } from '../domain/enums.js';
 import { ErrorBody } from './response-schemas.js';
 import { isStream, pathParams, type Route, type StreamRoute } from './route.js';
 import { EventStatusNotification, PriceNotification, WebhookHeaders } from './webhook-payloads.js';
@@ -97,8 +98,8 @@ export function buildOpenApiDocument(routes: Route[], serverUrl?: string) {
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     paths,
     webhooks: {
-      price_notification: webhookCall('A price rule fired', PriceNotification),
-      event_status_notification: webhookCall('An event or market opened or closed', EventStatusNotification),
+      [NOTIFICATION_TYPE.price]: webhookCall('A price rule fired', PriceNotification),
+      [NOTIFICATION_TYPE.eventStatus]: webhookCall('An event or market opened or closed', EventStatusNotification),
     },
   });
 }

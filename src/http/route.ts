@@ -27,7 +27,7 @@ interface Common {
 
 export type RouteDef =
   | (Common & { auth: 'bearer'; handler(ctx: ServiceContext, r: RouteRequest): Promise<unknown> })
-  | (Common & { auth: 'public'; handler(ctx: Omit<ServiceContext, 'account' | 'caller'>, r: RouteRequest): Promise<unknown> });
+  | (Common & { auth: 'public'; handler(ctx: Omit<ServiceContext, 'account' | 'apiTokenId'>, r: RouteRequest): Promise<unknown> });
 
 /** A handler's non-JSON answer (e.g. the chart SVG): sent as is with its content type. */
 export class RawBody {

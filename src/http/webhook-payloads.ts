@@ -3,6 +3,7 @@ import {
   CHANNEL_TYPES,
   EVENT_STATUS_SCOPES,
   EVENT_STATUS_TRIGGERS,
+  NOTIFICATION_TYPE,
   SUBSCRIPTION_SCOPES,
   SUBSCRIPTION_TYPES,
   TRIGGER_TYPES,
@@ -19,7 +20,7 @@ const PayloadChannel = z.strictObject({
 
 export const PriceNotification = z
   .strictObject({
-    type: z.literal('price_notification'),
+    type: z.literal(NOTIFICATION_TYPE.price),
     userId: z.string().meta({ description: 'Owner of the subscription' }),
     createdAt: z.iso.datetime(),
     subscriptionId: z.string(),
@@ -57,7 +58,7 @@ export const PriceNotification = z
 
 export const EventStatusNotification = z
   .strictObject({
-    type: z.literal('event_status_notification'),
+    type: z.literal(NOTIFICATION_TYPE.eventStatus),
     userId: z.string(),
     eventStatusScope: z.enum(EVENT_STATUS_SCOPES),
     triggerType: z.enum(EVENT_STATUS_TRIGGERS),

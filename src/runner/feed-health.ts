@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
-import type { ChannelType, PriceRuleType } from '../domain/enums.js';
+import { NOTIFICATION_TYPE, type ChannelType, type PriceRuleType } from '../domain/enums.js';
 import { writeNotificationsOnce, type NotificationToWrite } from '../delivery/enqueue.js';
 import { formatSpan } from '../delivery/endpoint-health.js';
 import { readSyncStatus } from '../catalog/sync-status.js';
@@ -17,7 +17,6 @@ import { expandPriceRules, type RulePair } from './expand.js';
 // of those accounts gets one recovery notice saying whether a crossing rule's threshold was
 // crossed between the last price evaluated before the gap and the first fresh one.
 
-export const FEED_HEALTH_NOTIFICATION = 'feed_health_notification';
 
 export interface FeedHealthOptions {
   database: Database;
@@ -130,8 +129,8 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
     const notice: NotificationToWrite = {
       accountId,
       subscriptionId: null,
-      type: FEED_HEALTH_NOTIFICATION,
-      payload: { type: FEED_HEALTH_NOTIFICATION, event, userId: accountId, createdAt: new Date(now()).toISOString(), ...payload },
+      type: NOTIFICATION_TYPE.feedHealth,
+      payload: { type: NOTIFICATION_TYPE.feedHealth, event, userId: accountId, createdAt: new Date(now()).toISOString(), ...payload },
       // One per account, outage and event, whichever engine process writes it.
       dedupeKey: `feed-health:${source}:${accountId}:${sinceMs}:${event}`,
       channels: [{ type: 'In App' }, ...chats.map((c) => ({ type: c.type, settings: c.settings }))],

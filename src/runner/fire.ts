@@ -10,7 +10,8 @@ import {
 } from '../db/schema/index.js';
 import type { Firing } from '../engine/rules.js';
 import { statusOf, transition, type SubscriptionStatus } from '../domain/subscription-status.js';
-import { PRICE_NOTIFICATION, pricePayload, type ChannelRow } from '../delivery/payloads.js';
+import { NOTIFICATION_TYPE } from '../domain/enums.js';
+import { pricePayload, type ChannelRow } from '../delivery/payloads.js';
 import { writeNotificationsOnce } from '../delivery/enqueue.js';
 
 export interface FiringContext {
@@ -146,7 +147,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
     written.map((w) => ({
       accountId: w.sub.accountId,
       subscriptionId: w.sub.id,
-      type: PRICE_NOTIFICATION,
+      type: NOTIFICATION_TYPE.price,
       payload: w.payload,
       dedupeKey: w.dedupeKey,
       channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),

@@ -26,6 +26,8 @@ export interface EngineRoleOptions {
   feedCheckIntervalMs?: number;
   /** PING interval of the venue stream (ms, default 10 s); a PONG counts as a sign of life. */
   streamPingIntervalMs?: number;
+  /** The feed health's clock (default Date.now): tests move it instead of waiting an outage out. */
+  now?: () => number;
 }
 
 /** One market connection's lag, for /readyz and /metrics. */
@@ -206,6 +208,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     staleAfterMs: config.FEED_STALE_AFTER_MS,
     syncFailingAfterMs: config.SYNC_FAILING_AFTER_MS,
     checkIntervalMs: options.feedCheckIntervalMs,
+    ...(options.now ? { now: options.now } : {}),
     connections: () => stream.feedState(),
     lastPrice: (token) => prices.book.displayed(token),
     // The book taken after the gap decides: evaluated by the engine like any book (a crossing

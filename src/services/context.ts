@@ -2,12 +2,6 @@ import type { Config } from '../config.js';
 import type { Database, Queryable, Tx } from '../db/client.js';
 import type { Logger } from '../logger.js';
 
-export type Caller =
-  | { kind: 'apiToken'; tokenId: string }
-  | { kind: 'discord'; discordUserId: string }
-  | { kind: 'telegram'; telegramUserId: string }
-  | { kind: 'system' };
-
 export interface AccountRef {
   id: string;
   isAdmin: boolean;
@@ -22,8 +16,11 @@ export interface ServiceContext {
    * `telegramUpdateId`, Discord's `discordInteractionId`. Every line a service logs carries it.
    */
   logger: Logger;
-  /** Who acts; the notification stream reads the API token's id to end its streams when the token is revoked. */
-  caller: Caller;
+  /**
+   * The API token a REST call came with (absent for chat and system calls): the notification
+   * stream ends its streams when that token is revoked. Who acts is `account`.
+   */
+  apiTokenId?: string;
   account: AccountRef;
   /** The transaction a use case opened; verbs called with it join it instead of opening their own. */
   tx?: Tx;

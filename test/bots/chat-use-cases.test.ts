@@ -17,7 +17,7 @@ const logger = createLogger('silent');
 
 async function chatUser(telegramUserId: string, limits: Partial<ServiceContext['config']> = {}): Promise<ServiceContext> {
   const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: telegramUserId });
-  return { database: env.database, config: { ...env.config, ...limits }, logger, caller: { kind: 'telegram', telegramUserId }, account };
+  return { database: env.database, config: { ...env.config, ...limits }, logger, account };
 }
 const dm = (id: number): ChatInfo => ({ kind: 'telegram', chatId: id, isPrivate: true });
 const eventsHeld = async (ctx: ServiceContext) =>

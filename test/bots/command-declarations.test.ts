@@ -37,7 +37,7 @@ afterAll(async () => {
 
 async function telegramUser(id: string): Promise<ServiceContext> {
   const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: id });
-  return { database: env.database, config: env.config, logger, caller: { kind: 'telegram', telegramUserId: id }, account };
+  return { database: env.database, config: env.config, logger, account };
 }
 const dm = (id: number): ChatInfo => ({ kind: 'telegram', chatId: id, isPrivate: true });
 

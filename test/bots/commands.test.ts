@@ -14,7 +14,7 @@ const logger = createLogger('silent');
 
 async function chatUser(telegramUserId: string): Promise<ServiceContext> {
   const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: telegramUserId });
-  return { database: env.database, config: env.config, logger, caller: { kind: 'telegram', telegramUserId }, account };
+  return { database: env.database, config: env.config, logger, account };
 }
 const dm = (id: number): ChatInfo => ({ kind: 'telegram', chatId: id, isPrivate: true });
 const group: ChatInfo = { kind: 'telegram', chatId: -100123, isPrivate: false };

@@ -114,10 +114,10 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
     expect(saidIn(7101, before).map((m) => m.text)).toEqual([
       [
         `Alert ${sub.subscriptionId} fired 2 times:`,
-        `• ${firedAt(second.payload)} — Will A win? at 53.5%`,
+        `• ${firedAt(second.payload)} — Will A win? 53.5 % · ⬆ Crossed above 50 %`,
         '   In App: waiting',
         '   Webhook: waiting',
-        `• ${firedAt(first.payload)} — Will A win? at 53.5%`,
+        `• ${firedAt(first.payload)} — Will A win? 53.5 % · ⬆ Crossed above 50 %`,
         '   In App: read',
         '   Webhook: failed after 3 tries (HTTP 500)',
       ].join('\n'),
@@ -175,7 +175,7 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
     const mine = slash('8101', 'alerts', { id: sub.subscriptionId });
     await bot.handleInteraction(mine);
     expect(answer(mine)).toEqual({
-      content: [`Alert ${sub.subscriptionId} fired once:`, `• ${firedAt(fired.payload)} — Will A win? at 53.5%`, '   In App: waiting'].join('\n'),
+      content: [`Alert ${sub.subscriptionId} fired once:`, `• ${firedAt(fired.payload)} — Will A win? 53.5 % · ⬆ Crossed above 50 %`, '   In App: waiting'].join('\n'),
       flags: EPHEMERAL,
     });
     const theirs = slash('8102', 'alerts', { id: sub.subscriptionId });

@@ -190,7 +190,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const subscriptionId = pause.custom_id.slice('pause:'.length);
 
     const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8002' });
-    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    const ctx = { database: env.database, config: env.config, logger, account };
     const stored = await getSubscription({ ctx, input: { subscriptionId } });
     expect(stored.channels).toEqual([{ type: 'Discord', settings: { discordWebhookUrl: expect.stringMatching(/\/api\/webhooks\/\d+\/hooktoken\d+$/) } }]);
 
@@ -227,7 +227,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const viaRest = (await env.http.get(`/subscription/${createdId}`).set(auth).expect(200)).body.subscription;
 
     const tgAccount = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '8003' });
-    const tgCtx = { database: env.database, config: env.config, logger, caller: { kind: 'telegram' as const, telegramUserId: '8003' }, account: tgAccount };
+    const tgCtx = { database: env.database, config: env.config, logger, account: tgAccount };
     const tgToken = /\n(\S+)\n/.exec((await runCommand(tgCtx, { kind: 'telegram', chatId: 8003, isPrivate: true }, 'token')).text)![1]!;
     const tgReply = await runCommand(tgCtx, { kind: 'telegram', chatId: 8003, isPrivate: true }, `alert ${event.markets[1]!.id} step 10 once`);
     const tgId = /• (\S+):/.exec(tgReply.text)![1]!;
@@ -245,7 +245,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     await makeBot().handleInteraction(i);
     expect(callbackFor(i)).toEqual({ type: 4, data: { content: NEED_WEBHOOK_PERMISSION, flags: EPHEMERAL } });
     expect((await runCommand(
-      { database: env.database, config: env.config, logger, caller: { kind: 'discord', discordUserId: '8004' }, account: await findOrCreateChatAccount(env, { kind: 'discord', userId: '8004' }) },
+      { database: env.database, config: env.config, logger, account: await findOrCreateChatAccount(env, { kind: 'discord', userId: '8004' }) },
       { kind: 'discord', chatId: 'x', isPrivate: true },
       'alerts',
     )).text).toContain('no alerts');
@@ -386,7 +386,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const intruder: RawInteraction = { ...base('8102', 3, { channel: 'chan-alerts' }), data: { custom_id: `pause:${ours}` } };
     await bot.handleInteraction(intruder);
     expect(callbackFor(intruder).data).toMatchObject({ content: expect.stringMatching(/^I can't find that alert/), flags: EPHEMERAL });
-    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    const ctx = { database: env.database, config: env.config, logger, account };
     expect((await getSubscription({ ctx, input: { subscriptionId: ours } })).status.enabled).toBe(true);
 
     // The owner presses Pause, then Delete, under the alert.
@@ -515,7 +515,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     expect(callbackFor(press)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
     expect(followUps(press)[0]!.body.content).toMatch(/^Paused:/);
     const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8104' });
-    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    const ctx = { database: env.database, config: env.config, logger, account };
     expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
   });
 

@@ -39,7 +39,8 @@ beforeAll(async () => {
   discord = await startFakeDiscordApi(APP);
   env = await createTestEnv({ ...OUTBOX_SETTINGS, TELEGRAM_BOT_TOKEN: TG_TOKEN, TELEGRAM_API_URL: telegram.url, DISCORD_APPLICATION_ID: APP });
   worker = await startWorker(env.database, env.config, {
-    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 2000, telegram: { botToken: TG_TOKEN, apiRoot: telegram.url }, discord: { applicationId: APP } }),
+    // A send timeout no loaded machine reaches: nothing here hangs.
+    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 30_000, telegram: { botToken: TG_TOKEN, apiRoot: telegram.url }, discord: { applicationId: APP } }),
   });
   event = await seedEvent(env.database, { title: 'Look-back event', markets: 2 });
 });

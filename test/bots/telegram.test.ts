@@ -123,7 +123,7 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const answered = api.callsTo('answerCallbackQuery').at(-1)!.body;
     expect(answered.text).toBe('Paused:');
     const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7002' });
-    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    const ctx = { database: env.database, config: env.config, logger, account };
     const stored = await getSubscription({ ctx, input: { subscriptionId } });
     expect(stored.status).toEqual({ enabled: false, reason: 'Paused by user' });
     expect(stored.channels).toEqual([{ type: 'Telegram', settings: { telegramChatId: 7002 } }]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alertMessage, type FiredAlert } from '../../src/delivery/message/facts.js';
+import { alertLine, alertMessage, type FiredAlert } from '../../src/delivery/message/facts.js';
 import { renderDiscordComponents, renderDiscordEmbed } from '../../src/delivery/senders/discord.js';
 import { renderTelegramAlert } from '../../src/delivery/senders/telegram.js';
 import { activeRule, links, marketClosedPayload, pricePayload } from './support/payloads.js';
@@ -104,5 +104,16 @@ describe('alert messages', () => {
     const total = embed.title.length + embed.description.length + embed.footer.text.length + embed.fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
     expect(total).toBeLessThanOrEqual(6000);
     expect(renderDiscordComponents(m, true)).toHaveLength(5);
+  });
+
+  it("words a past firing in one line with the alert's own subject, move and headline (chat's /alerts <id>)", () => {
+    const up = price('Crossing Up', 60, 0.57, 0.62);
+    expect(alertLine(up)).toBe(`${up.marketQuestion} 57 % → 62 % · ⬆ Crossed above 60 %`);
+    expect(alertLine(price('Greater Than', 70, null, 0.72))).toBe(`${up.marketQuestion} 72 % · ⬆ Above 70 %`);
+    expect(alertLine(marketClosedPayload)).toBe(`${marketClosedPayload.marketQuestion} · 🔒 Market closed`);
+    const eventClosed = { ...marketClosedPayload, eventStatusScope: 'Event', marketQuestion: undefined };
+    expect(alertLine(eventClosed)).toBe(`${marketClosedPayload.eventTitle} · 🔒 Event closed`);
+    // The same headline the chat alert shows for that firing.
+    expect(alertLine(up)).toContain(alertMessage({ fired: [fired(up)], links }).rules[0]!.headline);
   });
 });

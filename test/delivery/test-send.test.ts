@@ -3,6 +3,7 @@ import { count } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { deliveries, deliveryAttempts, notifications } from '../../src/db/schema/index.js';
 import { TestSendResult } from '../../src/http/response-schemas.js';
+import { PriceNotification } from '../../src/http/webhook-payloads.js';
 import { TEST_LABEL } from '../../src/delivery/senders/summary.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
@@ -72,6 +73,9 @@ describe(`POST /channels/test (${engineName})`, () => {
       userId: a.userId,
       channels: [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/alerts` } }],
     });
+    // Besides the test mark, the spec's price_notification exactly as a rule's firing sends it.
+    const { test: _mark, ...sample } = verified;
+    expect(PriceNotification.safeParse(sample).error).toBeUndefined();
     expect(req!.headers['user-agent']).toBe('Oddswatch-Webhook/1.0');
     expect(await storedRows()).toEqual([0, 0, 0]);
   });

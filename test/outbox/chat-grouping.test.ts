@@ -72,7 +72,7 @@ describe(`one chat message per market and move (${engineName})`, () => {
       sql`update subscriptions set trigger_type = 'One Time', enabled = false, status_reason = 'Triggered' where id = ${subs[2]!.subscriptionId}`,
     );
     const worker = await startWorker(env.database, env.config, {
-      senders: createSenders({ allowPrivateUrls: true, timeoutMs: 2000, telegram: { botToken, apiRoot: api.url } }),
+      senders: createSenders({ allowPrivateUrls: true, timeoutMs: 30_000, telegram: { botToken, apiRoot: api.url } }),
     });
     try {
       const rows = () =>

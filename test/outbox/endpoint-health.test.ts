@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { createSenders } from '../../src/delivery/senders/index.js';
 import { engineName } from '../support/db.js';
@@ -7,9 +7,11 @@ import { json, startReceiver, type Receiver } from '../delivery/support/receiver
 import { startFakeBotApi, type FakeBotApi } from '../bots/fake-bot-api.js';
 import { startFakeDiscordApi, type FakeDiscordApi } from '../bots/fake-discord-api.js';
 import { createSubscription, fire, OUTBOX_SETTINGS, startWorker, waitFor } from './support.js';
+import { testClock } from '../support/wait.js';
 
-// Endpoint health with short settings: a 4 s span and 3 notifications.
-const SPAN_MS = 4000;
+// Endpoint health with a 10-minute span (moved through on the worker's clock: real time spent by
+// a slow machine stays far below it) and 3 notifications.
+const SPAN_MS = 600_000;
 const BOT_TOKEN = '123456:health-test-token';
 
 let env: TestEnv;
@@ -17,6 +19,12 @@ let bot: FakeBotApi;
 let discord: FakeDiscordApi;
 const receivers: Receiver[] = [];
 let worker: Awaited<ReturnType<typeof startWorker>>;
+// The worker's clock: a test moves it past half the span or the whole span instead of waiting.
+// A fresh one per test, so no test starts with the time another one moved on.
+let clock = testClock();
+beforeEach(() => {
+  clock = testClock();
+});
 
 beforeAll(async () => {
   env = await createTestEnv(
@@ -25,7 +33,8 @@ beforeAll(async () => {
   bot = await startFakeBotApi(BOT_TOKEN);
   discord = await startFakeDiscordApi('app-1');
   worker = await startWorker(env.database, env.config, {
-    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 2000, telegram: { botToken: BOT_TOKEN, apiRoot: bot.url } }),
+    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 30_000, telegram: { botToken: BOT_TOKEN, apiRoot: bot.url } }),
+    now: () => clock.now(),
   });
 });
 afterAll(async () => {
@@ -67,8 +76,6 @@ async function notices(a: TestAccount) {
     .filter((p) => p.type === 'endpoint_health_notification');
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe(`endpoint health (${engineName})`, () => {
   it('warns at half the span, disables a webhook failing for the whole span, skips it, and re-enabling resumes delivery', async () => {
     const a = await env.newAccount();
@@ -81,23 +88,23 @@ describe(`endpoint health (${engineName})`, () => {
       { type: 'Discord', settings: { discordWebhookUrl: discordHook } },
     ]);
 
-    // Paced by the clock since the first failure (when its notification was written), with margins
-    // so a slow machine cannot skip from before the warning straight past the whole span.
-    const started = Date.now();
-    const failAt = async (msAfterStart: number) => {
-      await sleep(Math.max(0, started + msAfterStart - Date.now()));
+    // Time since the first failure (when its notification was written) is the worker's clock,
+    // moved by hand: the two first failures come well within half the span, whatever the machine.
+    const failNow = async () => {
       expect((await fireAndSettle(a, sub, 1)).status).toBe('FAILED');
       return (await health(a, sub.subscriptionId))[1]!;
     };
-    expect(await failAt(0)).toMatchObject({ state: 'failing', failedNotifications: 1 });
-    expect(await failAt(0)).toMatchObject({ state: 'failing', failedNotifications: 2 });
-    // No warning before half the span (on a slow machine the two failures may already take longer).
-    if (Date.now() - started < SPAN_MS / 2 - 200) expect(await notices(a)).toEqual([]);
+    expect(await failNow()).toMatchObject({ state: 'failing', failedNotifications: 1 });
+    expect(await failNow()).toMatchObject({ state: 'failing', failedNotifications: 2 });
+    // No warning before half the span.
+    expect(await notices(a)).toEqual([]);
     // Half the span has passed: a warning, and the channel is still on.
-    expect(await failAt(SPAN_MS / 2 + 200)).toMatchObject({ state: 'failing', failedNotifications: 3 });
+    clock.advance(SPAN_MS / 2 + 200);
+    expect(await failNow()).toMatchObject({ state: 'failing', failedNotifications: 3 });
     expect(await notices(a)).toEqual([expect.objectContaining({ event: 'endpoint_failing' })]);
     // The whole span, with at least 3 failed notifications: disabled.
-    expect(await failAt(SPAN_MS + 200)).toMatchObject({ state: 'disabled', failedNotifications: 4 });
+    clock.advance(SPAN_MS / 2);
+    expect(await failNow()).toMatchObject({ state: 'disabled', failedNotifications: 4 });
 
     const [disabled, warning, ...more] = await notices(a);
     expect(more).toEqual([]);
@@ -165,9 +172,9 @@ describe(`endpoint health (${engineName})`, () => {
     expect((await health(a, sub.subscriptionId))[1]).toMatchObject({ state: 'healthy', failedNotifications: 0, lastError: null });
 
     // Past the span since the first failure, with 4 failed notifications in all (3 would disable
-    // without the reset): still on, whatever the machine's speed, as only 2 came after the success.
+    // without the reset): still on, as only 2 came after the success.
     state.status = 500;
-    await sleep(SPAN_MS);
+    clock.advance(SPAN_MS);
     for (let i = 0; i < 2; i++) expect((await fireAndSettle(a, sub, 1)).status).toBe('FAILED');
     expect((await health(a, sub.subscriptionId))[1]).toMatchObject({ state: 'failing', failedNotifications: 2 });
   });

@@ -105,7 +105,7 @@ describe(`inbox API (${engineName})`, () => {
     );
     receivers.push(telegram);
     const sub = await createSubscription(env, a, [{ type: 'Telegram', settings: { telegramChatId: 4242 } }]);
-    const senders = createSenders({ allowPrivateUrls: true, timeoutMs: 2000, telegram: { botToken: '123:abc', apiRoot: telegram.url } });
+    const senders = createSenders({ allowPrivateUrls: true, timeoutMs: 30_000, telegram: { botToken: '123:abc', apiRoot: telegram.url } });
     const worker = await startWorker(env.database, env.config, { senders });
     try {
       const { id } = await fire(env, a, sub);

@@ -7,7 +7,8 @@ import type { Database } from '../../src/db/index.js';
 import type { ChannelType } from '../../src/domain/enums.js';
 import type { TestAccount, TestEnv } from '../support/context.js';
 
-export const OUTBOX_SETTINGS = { WEBHOOK_RETRY_DELAY_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' };
+// A send timeout no loaded machine reaches: the local receivers answer, or hang on purpose where a test says so.
+export const OUTBOX_SETTINGS = { WEBHOOK_RETRY_DELAY_MS: '100', WEBHOOK_TIMEOUT_MS: '30000' };
 
 export type ChannelInput = { type: ChannelType; settings?: Record<string, unknown> };
 

@@ -130,8 +130,8 @@ describe(`delivery worker (${engineName})`, () => {
       ]);
       expect(times).toHaveLength(3);
       for (let i = 1; i < 3; i++) {
+        // Never sooner than the delay (how much later depends on the machine's load, not on the policy).
         expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(95);
-        expect(times[i]! - times[i - 1]!).toBeLessThan(1500);
       }
       expect(new Set(hook.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
       expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT', 'FAILED']);
@@ -257,10 +257,11 @@ describe(`delivery worker stop (${engineName})`, () => {
     const { id } = await fire(env, a, sub);
     await waitFor(() => hook.requests.some((r) => r.headers['webhook-id'] === id));
 
-    const started = Date.now();
     await worker.stop();
-    // Well before the 2 s send timeout: the stop did not wait for the receiver.
-    expect(Date.now() - started).toBeLessThan(1500);
+    // The stop returned while the receiver still held every request unanswered (the send timeout
+    // is 30 s): it did not wait for the receiver.
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.every((res) => !res.writableEnded)).toBe(true);
     expect(await deliveryState(id)).toEqual({ status: 'PENDING', attempts: 0, claimed: false });
 
     answer = true;

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { inArray } from 'drizzle-orm';
+import { count as countRows, inArray } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { notifications } from '../../src/db/schema/index.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
+import { waitFor } from '../support/wait.js';
 import { startSimulator } from '../venue/support.js';
 import { movePrice, seedFromSimulator, subscribe, watchlistWith } from '../runner/helpers.js';
 
@@ -117,7 +118,12 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
     flipping = true;
     let price = 0.4;
     // A fault is injected at the start of a round, just before the prices move: the moves fall in
-    // the gap before the others notice, the hardest case.
+    // the gap before the others notice, the hardest case. The gap holds exactly that one move: the
+    // fault waits until every earlier move is written, and the next move waits until the fault
+    // round's is. A move undone within the gap (two rounds in it, when a loaded machine makes the
+    // dying engine's last write or the takeover later than a round) is compared end to end by the
+    // next owner and not seen (docs/engine.md, Known limits); that is the limit, not what this
+    // test measures.
     let atNextRound: (() => void) | undefined;
     const beforeRound = (name: string, fault: () => void) =>
       new Promise<number>((resolve) => {
@@ -127,14 +133,31 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
           resolve(Date.now());
         };
       });
+    const written = async () => {
+      const [row] = await env!.database.db
+        .select({ n: countRows() })
+        .from(notifications)
+        .where(inArray(notifications.subscriptionId, [...subOf.keys()]));
+      return row?.n ?? 0;
+    };
+    // Waits until `rounds` rounds' crossings are written; past the timeout the figures below tell.
+    const writtenThrough = (count: number) =>
+      waitFor(async () => (await written()) >= count * MARKETS, { timeoutMs: 20_000, message: `round ${count} written` }).catch(
+        (error: unknown) => console.log(String(error)),
+      );
     const flipper = (async () => {
       while (flipping) {
-        atNextRound?.();
+        const fault = atNextRound;
         atNextRound = undefined;
+        if (fault) {
+          await writtenThrough(rounds.length);
+          fault();
+        }
         const start = Date.now();
         price = price === 0.4 ? 0.6 : 0.4;
         rounds.push({ start, phase });
         await Promise.all(markets.map((m) => movePrice(urls.controlUrl, m.id, price)));
+        if (fault) await writtenThrough(rounds.length);
         await sleep(Math.max(0, ROUND_MS - (Date.now() - start)));
       }
     })();
@@ -178,7 +201,8 @@ describe('engine faults with real processes (PostgreSQL only; skipped without DA
       }
       return rows.length;
     };
-    for (let i = 0; i < 100 && (await load()) < expected; i++) await sleep(100);
+    await waitFor(async () => (await load()) >= expected, { timeoutMs: 30_000 }).catch(() => {});
+    // A late duplicate would come shortly after the last write.
     await sleep(1000);
     await load();
 

@@ -121,8 +121,17 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
       const feed = ((await res.json()) as { details?: { feed?: { tokens: number; open: boolean }[] } }).details?.feed ?? [];
       return feed.length > 0 && feed.every((c) => c.open) && feed.reduce((n, c) => n + c.tokens, 0) >= markets.length;
     }, { timeoutMs: 20_000, message: 'the engine following every market' });
+    // Prices set again now that the engine follows them: once every market connection carried a
+    // frame sent after this, the venue has the subscriptions and the engine saw 0.3 before the
+    // burst (frames of one connection arrive in order). lagSeconds is rounded to 0.1 s: 50 ms margin.
+    const movedAt = Date.now();
     await Promise.all(markets.map((m) => movePrice(first, m.marketId, 0.3)));
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(async () => {
+      const askedAt = Date.now();
+      const res = await fetch(`${first.url}/readyz`);
+      const feed = ((await res.json()) as { details?: { feed?: { lagSeconds: number }[] } }).details?.feed ?? [];
+      return feed.length > 0 && feed.every((c) => askedAt - c.lagSeconds * 1000 - 50 > movedAt);
+    }, { timeoutMs: 20_000, message: 'a frame after the prices were set to 0.3 on every market connection' });
 
     // The burst: every market crosses every threshold; the signal comes with the first webhook.
     await Promise.all(markets.map((m) => movePrice(first, m.marketId, 0.7)));
@@ -130,7 +139,7 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
     const stopped = await stopService(first, 'SIGTERM');
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(10_000);
-    const beforeRestart = received.size; console.error('PBSTAT stop', stopped, 'before', beforeRestart);
+    const beforeRestart = received.size;
 
     const again = await startBuiltService(env());
     let written: string[] = [];
@@ -143,7 +152,6 @@ describe('SIGTERM during a burst of firings (node dist/main.js, PGlite)', () => 
       expect((await stopService(again)).code).toBe(0);
     }
 
-    console.error('PBSTAT written', written.length, 'subs', subscriptions);
     // The signal came in the middle: part of the burst was delivered only after the restart.
     expect(beforeRestart).toBeLessThan(written.length);
     expect(written.length).toBeLessThanOrEqual(subscriptions);

@@ -126,7 +126,8 @@ describe(`engine runner: batched firing writes (${engineName})`, () => {
       }),
       { numRuns: 40 },
     );
-  });
+    // 80 rolled-back transactions: seconds on an idle machine, several times that on a loaded CI one.
+  }, 120_000);
 
   it('refuses a batch holding a firing written before, so the runner redoes it one firing at a time', async () => {
     const firing: Firing = {

@@ -57,7 +57,6 @@ export async function createTestEnv(
         database,
         config,
         logger,
-        caller: { kind: 'system' },
         account: { id: userId, isAdmin: opts.isAdmin ?? false },
       };
       return { userId, token, auth: { Authorization: `Bearer ${token}` }, ctx };

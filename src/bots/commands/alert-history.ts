@@ -1,4 +1,4 @@
-import { summarizeNotification } from '../../delivery/senders/summary.js';
+import { alertLine } from '../../delivery/message/facts.js';
 import type { DeliveryView, HistoryEntry } from '../../services/inbox/index.js';
 import { cutText } from '../../text/cut.js';
 
@@ -43,12 +43,10 @@ export function deliveryWords(d: DeliveryView): string {
   }
 }
 
-/** One firing: when, the market and its price, then each channel's delivery on its own line. */
+/** One firing: when, and what it said as the alert words it, then each channel's delivery on its own line. */
 function describeFiring(entry: HistoryEntry): string {
-  const s = summarizeNotification(entry.payload);
-  const what = s.kind === 'price' ? `${s.title} at ${s.price ?? 'an unknown price'}` : `${s.title}: ${s.headline}`;
   const channels = entry.deliveries.map((d) => `   ${d.channel}: ${deliveryWords(d)}`);
-  return [`• ${when(entry.detectedAt)} — ${what}`, ...channels].join('\n');
+  return [`• ${when(entry.detectedAt)} — ${alertLine(entry.payload)}`, ...channels].join('\n');
 }
 
 /** `/alerts <id>`: the rule's last firings, newest first, or that it has not fired. */

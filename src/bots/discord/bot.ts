@@ -75,7 +75,6 @@ export function createDiscordBot({
       database: deps.database,
       config: deps.config,
       logger: log,
-      caller: { kind: 'discord', discordUserId },
       account,
     };
   }

@@ -44,7 +44,6 @@ export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBot
       database: deps.database,
       config: deps.config,
       logger: ctx.log,
-      caller: { kind: 'telegram', telegramUserId },
       account,
     };
     await next();

@@ -1,6 +1,6 @@
 import { encodeButton } from '../../domain/button-actions.js';
 import { cutText } from '../../text/cut.js';
-import { PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
+import { NOTIFICATION_TYPE, PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
 import { child, num, parseJsonArray, str } from '../senders/summary.js';
 
 // What a chat alert says, as plain text facts: the Telegram and Discord renderers only escape and
@@ -208,39 +208,54 @@ function shared(payload: Record<string, unknown>, subject: string, links: Messag
   };
 }
 
-function statusMessage(alert: FiredAlert, links: MessageInput['links'], test: boolean): AlertMessage {
-  const { payload } = alert;
+const isStatus = (payload: Record<string, unknown>) => str(payload, 'type') === NOTIFICATION_TYPE.eventStatus;
+
+/** What opened or closed, and the headline that says so. */
+function statusWording(payload: Record<string, unknown>): { subject: string; headline: string; opened: boolean } {
   const scope = str(payload, 'eventStatusScope') === 'Market' ? 'Market' : 'Event';
   const opened = str(payload, 'triggerType') === 'Open';
   const subject = (scope === 'Market' ? str(payload, 'marketQuestion') : undefined) ?? str(payload, 'eventTitle') ?? 'Untitled event';
+  return { subject, headline: opened ? `🆕 New ${scope.toLowerCase()}` : `🔒 ${scope} closed`, opened };
+}
+
+function statusMessage(alert: FiredAlert, links: MessageInput['links'], test: boolean): AlertMessage {
+  const { payload } = alert;
+  const { subject, headline, opened } = statusWording(payload);
   const outcomes = statusOutcomes(payload);
   return {
     ...shared(payload, subject, links, test),
     tone: opened ? 'opened' : 'closed',
-    rules: [{ headline: opened ? `🆕 New ${scope.toLowerCase()}` : `🔒 ${scope} closed`, buttons: ruleButtons(alert, undefined, test) }],
+    rules: [{ headline, buttons: ruleButtons(alert, undefined, test) }],
     ...(outcomes ? { outcomes } : {}),
   };
+}
+
+const priceSubject = (payload: Record<string, unknown>) => str(payload, 'marketQuestion') ?? str(payload, 'eventTitle') ?? 'Untitled market';
+
+/** "57 % → 62 %", or the price alone when no move caused the firing. */
+function priceMove(r: PriceReading): string | undefined {
+  const now = r.price === undefined ? undefined : percentOfFraction(r.price);
+  const before = r.previous === undefined ? undefined : percentOfFraction(r.previous);
+  return now && before && before !== now ? `${before} → ${now}` : now;
 }
 
 /** The facts of one chat message about one notification, or several that fired on one move. */
 export function alertMessage({ fired, links, outcomeName, test = false }: MessageInput): AlertMessage {
   const first = fired[0];
   if (!first) throw new Error('alertMessage needs at least one notification');
-  if (str(first.payload, 'type') === 'event_status_notification') return statusMessage(first, links, test);
+  if (isStatus(first.payload)) return statusMessage(first, links, test);
   const reading = readPrice(first.payload);
   const several = fired.length > 1;
   const rules = fired.map((alert) => {
     const wording = priceWording(readPrice(alert.payload));
     return { wording, line: { headline: wording.headline, buttons: ruleButtons(alert, several ? wording.short : undefined, test) } };
   });
-  const subject = str(first.payload, 'marketQuestion') ?? str(first.payload, 'eventTitle') ?? 'Untitled market';
-  const now = reading.price === undefined ? undefined : percentOfFraction(reading.price);
-  const before = reading.previous === undefined ? undefined : percentOfFraction(reading.previous);
+  const move = priceMove(reading);
   return {
-    ...shared(first.payload, subject, links, test),
+    ...shared(first.payload, priceSubject(first.payload), links, test),
     tone: rules[0]!.wording.tone,
     ...(outcomeName ? { outcome: cutText(outcomeName, MAX_NAME) } : {}),
-    ...(now ? { move: before && before !== now ? `${before} → ${now}` : now } : {}),
+    ...(move ? { move } : {}),
     rules: rules.map((r) => r.line),
   };
 }
@@ -248,4 +263,18 @@ export function alertMessage({ fired, links, outcomeName, test = false }: Messag
 /** "Will X happen? (Yes) 57 % → 62 %": what moved and where to. */
 export function subjectLine(m: Pick<AlertMessage, 'subject' | 'outcome' | 'move'>): string {
   return [m.subject, m.outcome ? `(${m.outcome})` : undefined, m.move].filter(Boolean).join(' ');
+}
+
+/**
+ * One notification in one line, worded as its chat alert: "Will X happen? 57 % → 62 % · ⬆ Crossed
+ * above 60 %", "Will X happen? · 🔒 Market closed". For lists of past firings (chat's `/alerts <id>`).
+ */
+export function alertLine(payload: Record<string, unknown>): string {
+  if (isStatus(payload)) {
+    const { subject, headline } = statusWording(payload);
+    return `${cutText(subject, MAX_SUBJECT)} · ${headline}`;
+  }
+  const reading = readPrice(payload);
+  const move = priceMove(reading);
+  return `${subjectLine({ subject: cutText(priceSubject(payload), MAX_SUBJECT), ...(move ? { move } : {}) })} · ${priceWording(reading).headline}`;
 }

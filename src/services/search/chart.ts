@@ -15,7 +15,7 @@ export async function marketChartSvg({
   input,
   now = new Date(),
 }: {
-  ctx: Omit<ServiceContext, 'account' | 'caller'>;
+  ctx: Omit<ServiceContext, 'account' | 'apiTokenId'>;
   input: ChartInput;
   now?: Date;
 }): Promise<string> {

@@ -6,7 +6,7 @@ import type { MarketRef } from './lookup.js';
 import { loadSearchResults, type SearchResult } from './results.js';
 import { FindInput } from './schemas.js';
 
-type PublicContext = Omit<ServiceContext, 'account' | 'caller'>;
+type PublicContext = Omit<ServiceContext, 'account' | 'apiTokenId'>;
 
 /** An open market as people-search finds it: enough to list it and to make an alert on it. */
 export interface FoundMarket extends MarketRef {

@@ -5,7 +5,7 @@ import { loadSearchResults, type SearchResult } from './results.js';
 import { SearchByKeyphrasesInput, SearchByTagsInput, SearchLimit } from './schemas.js';
 import { validationError } from '../errors.js';
 
-type PublicContext = Omit<ServiceContext, 'account' | 'caller'>;
+type PublicContext = Omit<ServiceContext, 'account' | 'apiTokenId'>;
 interface SearchArgs<I> {
   ctx: PublicContext;
   input: I;
