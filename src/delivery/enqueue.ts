@@ -1,7 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
-import { deliveries, notifications } from '../db/schema/index.js';
+import { accountPreferences, deliveries, deliveryAttempts, notifications, subscriptionPreferences } from '../db/schema/index.js';
+import { quietHoursEnd } from '../domain/quiet-hours.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
@@ -53,6 +54,9 @@ export async function writeNotificationOnce(tx: Queryable, input: NotificationTo
  */
 export async function writeNotificationsOnce(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<(string | null)[]> {
   if (inputs.length === 0) return [];
+  const snoozes = await snoozedSubscriptions(tx, inputs);
+  const quiet = await quietHoursOf(tx, inputs);
+  const nowMs = Date.now();
   const rows = inputs.map((input) => ({
     id: newId(),
     accountId: input.accountId,
@@ -60,6 +64,7 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
     type: input.type,
     payload: input.payload,
     dedupeKey: input.dedupeKey,
+    snoozedUntil: (input.subscriptionId && snoozes.get(input.subscriptionId)) || null,
   }));
   const inserted = await tx
     .insert(notifications)
@@ -71,20 +76,37 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
   const written = inputs.flatMap((input, i) => (ids[i] ? [{ input, id: ids[i] }] : []));
   if (written.length === 0) return ids;
 
-  const deliveryRows = written.flatMap(({ input, id }) =>
-    input.channels.map((channel, position) => ({
-      id: newId(),
-      notificationId: id,
-      position,
-      channelType: channel.type,
-      settings: channel.settings ?? null,
-      status: 'PENDING' as const,
-    })),
-  );
+  const snoozedIds = new Map(rows.flatMap((row) => (row.snoozedUntil ? [[row.id, row.snoozedUntil] as const] : [])));
+  const deliveryRows = written.flatMap(({ input, id }) => {
+    const snoozedUntil = snoozedIds.get(id);
+    return input.channels.map((channel, position) => {
+      // Snoozed: the inbox keeps the firing, the other channels are recorded unsent with the reason,
+      // as a disabled channel's are (FAILED, so "redeliver" can still send them on request).
+      const held = snoozedUntil !== undefined && channel.type !== 'In App';
+      // Quiet hours hold a channel's delivery (not drop it): it is due when they end.
+      const hush = quiet.get(input.accountId);
+      const quietEnd = !held && hush && hush.channels.includes(channel.type) ? quietHoursEnd(nowMs, hush.timezone, hush) : null;
+      return {
+        id: newId(),
+        notificationId: id,
+        position,
+        channelType: channel.type,
+        settings: channel.settings ?? null,
+        status: held ? ('FAILED' as const) : ('PENDING' as const),
+        ...(held ? { lastError: snoozedError(snoozedUntil) } : {}),
+        ...(quietEnd !== null ? { dueAt: new Date(quietEnd) } : {}),
+      };
+    });
+  });
   // In chunks: PostgreSQL takes at most 65,535 parameters per statement (6 per row here), and a
   // batch of firings times up to MAX_CHANNELS_PER_SUBSCRIPTION channels can pass that.
   for (let start = 0; start < deliveryRows.length; start += DELIVERY_ROWS_PER_INSERT) {
     await tx.insert(deliveries).values(deliveryRows.slice(start, start + DELIVERY_ROWS_PER_INSERT));
+  }
+
+  const unsent = deliveryRows.filter((d) => d.status === 'FAILED');
+  if (unsent.length > 0) {
+    await tx.insert(deliveryAttempts).values(unsent.map((d) => ({ deliveryId: d.id, statusCode: null, error: d.lastError ?? null, durationMs: 0 })));
   }
 
   await notifyChanges(
@@ -93,4 +115,32 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
     written.map((w) => w.id),
   );
   return ids;
+}
+
+export function snoozedError(until: Date): string {
+  return `Not sent: the subscription is snoozed until ${until.toISOString()}`;
+}
+
+/** The snoozes in force now of the inputs' subscriptions: one query, none when no input has one. */
+async function snoozedSubscriptions(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<Map<string, Date>> {
+  const ids = [...new Set(inputs.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])))];
+  if (ids.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: subscriptionPreferences.subscriptionId, until: subscriptionPreferences.snoozedUntil })
+    .from(subscriptionPreferences)
+    .where(and(inArray(subscriptionPreferences.subscriptionId, ids), gt(subscriptionPreferences.snoozedUntil, sql`now()`)));
+  return new Map(rows.flatMap((r) => (r.until ? [[r.id, r.until] as const] : [])));
+}
+
+type AccountQuietHours = { timezone: string; start: string; end: string; channels: ChannelType[] };
+
+/** The quiet hours of the inputs' accounts that have any: one query, none without a chat channel. */
+async function quietHoursOf(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<Map<string, AccountQuietHours>> {
+  const ids = [...new Set(inputs.flatMap((i) => (i.channels.some((c) => c.type !== 'In App') ? [i.accountId] : [])))];
+  if (ids.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: accountPreferences.accountId, timezone: accountPreferences.timezone, quietHours: accountPreferences.quietHours })
+    .from(accountPreferences)
+    .where(inArray(accountPreferences.accountId, ids));
+  return new Map(rows.flatMap((r) => (r.quietHours ? [[r.id, { timezone: r.timezone, ...r.quietHours }] as const] : [])));
 }

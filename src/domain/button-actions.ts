@@ -13,9 +13,17 @@ export interface ButtonActions {
   delete: [subscriptionId: string];
   enable: [subscriptionId: string, position: number];
   watch: [eventId: string];
+  /** Another page of a list: the listing command, the page (1-based), and the command's own words. */
+  page: [command: string, page: number, ...words: string[]];
+  /** The Confirm under a "Delete …?" question: the command and its words, run for real this time. */
+  confirm: [command: 'delete', subscriptionId: string] | [command: 'unwatch', eventId: string] | [command: 'watchlist', subcommand: 'delete', watchlistId: string];
+  /** The Cancel under such a question. */
+  cancel: [];
+  /** The span is one of the snooze spans (`1h`, `8h`, `24h`), checked where the command reads it. */
+  snooze: [subscriptionId: string, span: string];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'snooze']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the

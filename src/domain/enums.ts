@@ -61,6 +61,10 @@ export type StatusReason = (typeof STATUS_REASONS)[number];
 export const CHANNEL_TYPES = ['In App', 'Webhook', 'Discord', 'Telegram'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
+/** When a subscription's firings are sent: one by one, or collected into a digest (docs/delivery.md). */
+export const DELIVERY_MODES = ['instant', 'hourly', 'daily'] as const;
+export type DeliveryMode = (typeof DELIVERY_MODES)[number];
+
 export const CHANNEL_STATUSES = ['BLOCKED_BY_USER', 'FAILED', 'PENDING', 'READ', 'SENT'] as const;
 export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   CHANNEL_STATUSES,
   CHANNEL_TYPES,
+  DELIVERY_MODES,
   MATCH_OPERATORS,
   STATUS_REASONS,
   SUBSCRIPTION_SCOPES,
@@ -157,3 +158,21 @@ export const ChannelHealth = z
   .meta({ id: 'ChannelHealth' });
 export const ChannelHealthList = z.strictObject({ channels: z.array(ChannelHealth) });
 export const ChannelHealthOne = z.strictObject({ channel: ChannelHealth });
+
+export const SubscriptionPreferences = z
+  .strictObject({
+    snoozedUntil: z.string().nullable().meta({ description: 'Until when only the In App inbox gets firings; null when not snoozed' }),
+    delivery: z.enum(DELIVERY_MODES),
+    rearmPoints: z.number(),
+  })
+  .meta({ id: 'SubscriptionPreferences' });
+
+export const AccountPreferences = z
+  .strictObject({
+    timezone: z.string().meta({ description: 'IANA time zone name' }),
+    quietHours: z
+      .strictObject({ start: z.string(), end: z.string(), channels: z.array(z.enum(CHANNEL_TYPES)) })
+      .nullable()
+      .meta({ description: 'Local wall times HH:MM; null: no quiet hours' }),
+  })
+  .meta({ id: 'AccountPreferences' });

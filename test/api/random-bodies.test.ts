@@ -6,6 +6,7 @@ import { notificationRoutes } from '../../src/http/routes/notifications.js';
 import { subscriptionRoutes } from '../../src/http/routes/subscriptions.js';
 import { watchlistRoutes } from '../../src/http/routes/watchlists.js';
 import { expressPath, pathParams } from '../../src/http/route.js';
+import * as accounts from '../../src/services/accounts/index.js';
 import * as subs from '../../src/services/subscriptions/index.js';
 import * as watchlists from '../../src/services/watchlists/index.js';
 import { CreateTokenInput } from '../../src/services/tokens/schemas.js';
@@ -83,6 +84,9 @@ const endpoints: Endpoint[] = [
   { method: 'post', name: '/watchlists/delete', path: () => '/watchlists/delete', schema: watchlists.DeleteWatchlistInput, valid: () => ({ watchListId: 'nope' }), fixedError: 'Invalid request body' },
   { method: 'post', name: '/subscriptions', path: () => '/subscriptions', schema: subs.CreateSubscriptionInput, valid: validSubscription, full: () => ({ ...validSubscription(), channels: [{ type: 'In App' }, webhook, discord], expiresAt: future() }) },
   { method: 'patch', name: '/subscription/{id}', path: () => `/subscription/${subscriptionId}`, schema: subs.UpdateSubscriptionInput, valid: () => ({ triggerInterval: '60m' }), full: () => ({ triggerType: 'Recurring', triggerInterval: '60m', channels: [webhook, discord], expiresAt: future() }) },
+  { method: 'put', name: '/subscription/{id}/preferences', path: () => `/subscription/${subscriptionId}/preferences`, schema: subs.PreferencesInput, valid: () => ({ delivery: 'daily' }), full: () => ({ snoozedUntil: future(), delivery: 'hourly', rearmPoints: 1 }) },
+  { method: 'post', name: '/subscription/{id}/snooze', path: () => `/subscription/${subscriptionId}/snooze`, schema: subs.SnoozeInput, valid: () => ({ for: '1h' }), full: () => ({ until: future() }) },
+  { method: 'put', name: '/preferences', path: () => '/preferences', schema: accounts.AccountPreferencesInput, valid: () => ({ timezone: 'UTC' }), full: () => ({ timezone: 'Europe/Berlin', quietHours: { start: '22:00', end: '07:00', channels: ['Telegram'] } }) },
   { method: 'post', name: '/tokens', path: () => '/tokens', schema: CreateTokenInput, valid: () => ({ name: 't' }), full: () => ({ name: 't', expiresAt: future() }) },
 ];
 

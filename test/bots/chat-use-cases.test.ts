@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand, type ChatInfo } from '../../src/bots/commands/index.js';
+import { runButton, runCommand, type ChatInfo } from '../../src/bots/commands/index.js';
 import { errorReply } from '../../src/bots/commands/replies.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
@@ -170,7 +170,10 @@ describe('chat words for service errors', () => {
     await runCommand(ctx, dm(2106), `watch ${fed.slug} Old name`);
     const id = (await listWatchlists({ ctx, input: {} }))[0]!.id;
     expect((await runCommand(ctx, dm(2106), `watchlist rename ${id} New name`)).text).toBe('Renamed to "New name".');
-    expect((await runCommand(ctx, dm(2106), 'watchlist delete new name')).text).toBe('Deleted watchlist "New name" and its alerts.');
+    const asked = await runCommand(ctx, dm(2106), 'watchlist delete new name');
+    expect(asked.text).toBe('Delete watchlist "New name"? 1 event and 0 alerts go with it.\nNothing changes until you confirm.');
+    expect(await listWatchlists({ ctx, input: {} })).toHaveLength(1);
+    expect((await runButton(ctx, dm(2106), asked.buttons![0]![0]!.action)).text).toBe('Deleted watchlist "New name" ✓');
     expect(await listWatchlists({ ctx, input: {} })).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand, type ChatInfo } from '../../src/bots/commands/index.js';
+import { runButton, runCommand, type BotReply, type ChatInfo } from '../../src/bots/commands/index.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -18,6 +18,8 @@ async function chatUser(telegramUserId: string): Promise<ServiceContext> {
 }
 const dm = (id: number): ChatInfo => ({ kind: 'telegram', chatId: id, isPrivate: true });
 const group: ChatInfo = { kind: 'telegram', chatId: -100123, isPrivate: false };
+/** Taps the first button of a "Delete …?" question: its Confirm. */
+const confirm = (ctx: ServiceContext, chat: ChatInfo, asked: BotReply) => runButton(ctx, chat, asked.buttons![0]![0]!.action);
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -78,8 +80,11 @@ describe('the command layer', () => {
     expect(list.text).toContain('My watchlist — 1 event');
     expect(list.text).toContain('Crypto bets — 1 event');
     const shown = await runCommand(ctx, dm(1003), 'watchlist show crypto bets');
-    expect(shown.text).toContain(`event ${btc.id}`);
-    expect((await runCommand(ctx, dm(1003), `unwatch ${btc.id}`)).text).toContain('Stopped watching');
+    expect(shown.text).toContain('• Bitcoin above 100k by June');
+    expect(shown.text).not.toContain(btc.id);
+    const asked = await runCommand(ctx, dm(1003), `unwatch ${btc.id}`);
+    expect(asked.text).toContain('Stop watching "Bitcoin above 100k by June"? It leaves "Crypto bets" and 0 active alerts on it are paused.');
+    expect((await confirm(ctx, dm(1003), asked)).text).toContain('Stopped watching');
     expect((await runCommand(ctx, dm(1003), 'watchlist show Crypto bets')).text).toContain('no events yet');
   });
 
@@ -88,7 +93,9 @@ describe('the command layer', () => {
     const created = await runCommand(ctx, dm(1004), 'watchlist new Old name');
     const id = /id ([^)]+)\)/.exec(created.text)![1]!;
     expect((await runCommand(ctx, dm(1004), `watchlist rename ${id} New name`)).text).toBe('Renamed to "New name".');
-    expect((await runCommand(ctx, dm(1004), `watchlist delete ${id}`)).text).toContain('Deleted watchlist "New name"');
+    const asked = await runCommand(ctx, dm(1004), `watchlist delete ${id}`);
+    expect(asked.text).toContain('Delete watchlist "New name"? 0 events and 0 alerts go with it.');
+    expect((await confirm(ctx, dm(1004), asked)).text).toContain('Deleted watchlist "New name"');
     expect((await runCommand(ctx, dm(1004), 'watchlists')).text).toContain('no watchlists');
   });
 
@@ -120,8 +127,8 @@ describe('the command layer', () => {
     expect(once.text).toContain('Less Than 20% on');
     expect(once.text).toContain('once');
     const alerts = await runCommand(ctx, dm(1005), 'alerts');
-    expect(alerts.text).toContain(subId);
-    expect(alerts.text).toContain('active');
+    expect(alerts.text).toContain(`"${fed.markets[0]!.question}" rises above 60% · every 5m · active · not fired yet`);
+    expect(alerts.text).not.toContain(subId);
   });
 
   it('pause, resume and delete an alert; another user sees "not found"', async () => {
@@ -132,9 +139,13 @@ describe('the command layer', () => {
     for (const verb of ['pause', 'resume', 'delete']) {
       expect((await runCommand(other, dm(1007), `${verb} ${subId}`)).text).toMatch(/^I can't find that alert \(it may have been deleted\)/);
     }
-    expect((await runCommand(owner, dm(1006), `pause ${subId}`)).text).toContain('paused (Paused by user)');
-    expect((await runCommand(owner, dm(1006), `resume ${subId}`)).text).toContain('active');
-    expect((await runCommand(owner, dm(1006), `delete ${subId}`)).text).toBe(`Deleted alert ${subId}.`);
+    expect((await runCommand(owner, dm(1006), `pause ${subId}`)).text).toMatch(/^Paused ✓\n.* · paused · /);
+    expect((await runCommand(owner, dm(1006), `resume ${subId}`)).text).toMatch(/^Resumed ✓\n.* · active · /);
+    const asked = await runCommand(owner, dm(1006), `delete ${subId}`);
+    expect(asked.text).toMatch(/^Delete this alert and its history\?\n/);
+    expect((await runCommand(owner, dm(1006), 'alerts')).text).toContain('crosses 40% either way');
+    expect((await runButton(other, dm(1007), asked.buttons![0]![0]!.action)).text).toMatch(/^I can't find that alert/);
+    expect((await confirm(owner, dm(1006), asked)).text).toMatch(/^Deleted ✓\n/);
     expect((await runCommand(owner, dm(1006), 'alerts')).text).toContain('no alerts');
   });
 
@@ -142,8 +153,10 @@ describe('the command layer', () => {
     const ctx = await chatUser('1008');
     const reply = await runCommand(ctx, dm(1008), `alert ${btc.markets[0]!.id} up 70`);
     const subId = /• (\S+):/.exec(reply.text)![1]!;
-    expect((await runCommand(ctx, dm(1008), `unwatch ${btc.id}`)).text).toContain('Stopped watching');
-    expect((await runCommand(ctx, dm(1008), 'alerts')).text).toContain('paused (Paused by user)');
+    const asked = await runCommand(ctx, dm(1008), `unwatch ${btc.id}`);
+    expect(asked.text).toContain('and 1 active alert on it is paused.');
+    expect((await confirm(ctx, dm(1008), asked)).text).toContain('Stopped watching');
+    expect((await runCommand(ctx, dm(1008), 'alerts')).text).toContain(' · paused · ');
     expect((await runCommand(ctx, dm(1008), `resume ${subId}`)).text).toBe(
       "That alert's event is no longer on your watchlist: /watch it again, then resume the alert.",
     );

@@ -142,8 +142,8 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
     expect(lines.filter((l) => l.startsWith('• '))).toHaveLength(5);
     expect(lines.filter((l) => l === '   In App: waiting')).toHaveLength(5);
     expect(never).toBe(`Alert ${quiet.subscriptionId} has not fired yet.`);
-    expect(list).toMatch(/^Your alerts:\n• /);
-    expect(list).toContain(busy.subscriptionId);
+    expect(list).toMatch(/^Your alerts \(\d+\):\n1\. "/);
+    expect(list).not.toContain(busy.subscriptionId);
   });
 
   it("answers an unknown alert, or another user's, with the chat not-found words; extra words with the usage", async () => {

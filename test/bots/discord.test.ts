@@ -136,7 +136,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
     expect(put.authorization).toBe('Bot discord-bot-token');
     const names = put.body.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'enable', 'inbox', 'token', 'tokens', 'revoke']);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'snooze', 'enable', 'inbox', 'token', 'tokens', 'revoke']);
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],
@@ -201,8 +201,10 @@ describe('the Discord bot against a local fake Discord REST API', () => {
 
     const press: RawInteraction = { ...base('8002', 3, { channel: 'chan-a' }), data: { custom_id: pause.custom_id } };
     await bot.handleInteraction(press);
-    expect(callbackFor(press).data.content).toMatch(/^Paused:/);
-    expect(callbackFor(press).data.flags).toBe(EPHEMERAL); // a click under a channel message is answered privately
+    // The click edits the message it is on (UPDATE_MESSAGE): "Paused ✓" and Resume in place of Pause.
+    expect(callbackFor(press).type).toBe(7);
+    expect(callbackFor(press).data.content).toMatch(/^Paused ✓\n/);
+    expect(callbackFor(press).data.components[0].components[0].custom_id).toBe(`resume:${subscriptionId}`);
     expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
   });
 
@@ -374,7 +376,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       const [sentForeign] = await waitFor(() => executed(foreignUrl).length > 0 && executed(foreignUrl));
       expect(sent!.query).toBe('wait=true&with_components=true');
       const ids = (call: typeof sent) => call!.body.components.flatMap((row: { components: { custom_id?: string; url?: string; label: string }[] }) => row.components.map((b) => b.custom_id ?? b.label));
-      expect(ids(sent)).toEqual(['Open market', 'Chart', `pause:${ours}`, `delete:${ours}`]);
+      expect(ids(sent)).toEqual(['Open market', 'Chart', `pause:${ours}`, `delete:${ours}`, ...['1h', '8h', '24h'].map((span) => `snooze:${ours}:${span}`)]);
       expect(sentForeign!.query).toBe('wait=true&with_components=true');
       expect(ids(sentForeign)).toEqual(['Open market', 'Chart']);
       expect(api.callsTo('GET', /^\/api\/webhooks\//).every((c) => c.authorization === undefined)).toBe(true);
@@ -392,11 +394,15 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     // The owner presses Pause, then Delete, under the alert.
     const pause: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: `pause:${ours}` } };
     await bot.handleInteraction(pause);
-    expect(callbackFor(pause).data.content).toMatch(/^Paused:/);
+    expect(callbackFor(pause)).toMatchObject({ type: 7, data: { content: expect.stringMatching(/^Paused ✓\n/) } });
     expect((await getSubscription({ ctx, input: { subscriptionId: ours } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
     const remove: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: `delete:${ours}` } };
     await bot.handleInteraction(remove);
-    expect(callbackFor(remove).data.content).toBe(`Deleted alert ${ours}.`);
+    expect(callbackFor(remove)).toMatchObject({ type: 7, data: { content: expect.stringMatching(/^Delete this alert and its history\?\n/) } });
+    await env.http.get(`/subscription/${ours}`).set(auth).expect(200);
+    const yes: RawInteraction = { ...base('8101', 3, { channel: 'chan-alerts' }), data: { custom_id: callbackFor(remove).data.components[0].components[0].custom_id } };
+    await bot.handleInteraction(yes);
+    expect(callbackFor(yes)).toMatchObject({ type: 7, data: { content: expect.stringMatching(/^Deleted ✓\n/), components: [] } });
     await env.http.get(`/subscription/${ours}`).set(auth).expect(404);
   });
 
@@ -442,7 +448,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       expect(posted!.body.embeds[0].title).toContain('Will it land?');
       expect(posted!.body.allowed_mentions).toEqual({ parse: [] });
       const buttons = posted!.body.components.flatMap((row: { components: { custom_id?: string; label: string }[] }) => row.components.map((b) => b.custom_id ?? b.label));
-      expect(buttons).toEqual(['Open market', 'Chart', `pause:${subscriptionId}`, `delete:${subscriptionId}`]);
+      expect(buttons.slice(0, 4)).toEqual(['Open market', 'Chart', `pause:${subscriptionId}`, `delete:${subscriptionId}`]);
+      expect(buttons.slice(4).every((b: string) => b.startsWith(`snooze:${subscriptionId}:`))).toBe(true);
     } finally {
       await worker.stop();
     }
@@ -450,7 +457,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     // The bot's own message: its Pause reaches the bot, from the DM.
     const pause: RawInteraction = { ...base('8301', 3, where), data: { custom_id: `pause:${subscriptionId}` } };
     await bot.handleInteraction(pause);
-    expect(callbackFor(pause).data.content).toMatch(/^Paused:/);
+    expect(callbackFor(pause).data.content).toMatch(/^Paused ✓/);
     const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
     expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
   });
@@ -508,12 +515,12 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const list = slash('8104', 'alerts');
     await withSlowSubscriptions(() => bot.handleInteraction(list), () => callbacksOf(list).length > 0);
     expect(callbackFor(list)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
-    expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining(subscriptionId) } }]);
+    expect(followUps(list)).toEqual([{ method: 'PATCH', path: '/messages/@original', body: { content: expect.stringContaining(' · active · '), components: expect.any(Array) } }]);
 
     const press: RawInteraction = { ...base('8104', 3, { guild: '', channel: 'dm-8104' }), data: { custom_id: `pause:${subscriptionId}` } };
     await withSlowSubscriptions(() => bot.handleInteraction(press), () => callbacksOf(press).length > 0);
     expect(callbackFor(press)).toEqual({ type: 5, data: { flags: EPHEMERAL } });
-    expect(followUps(press)[0]!.body.content).toMatch(/^Paused:/);
+    expect(followUps(press)[0]!.body.content).toMatch(/^Paused ✓\n/);
     const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8104' });
     const ctx = { database: env.database, config: env.config, logger, account };
     expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });

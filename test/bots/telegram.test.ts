@@ -5,7 +5,8 @@ import { startBotsRole } from '../../src/bots/role.js';
 import { createTelegramBot, TELEGRAM_MENU, webhookSecret } from '../../src/bots/telegram/index.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
-import { getSubscription } from '../../src/services/subscriptions/index.js';
+import { getPreferences, getSubscription } from '../../src/services/subscriptions/index.js';
+import { encodeButton } from '../../src/domain/button-actions.js';
 import type { Update } from 'grammy/types';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -91,7 +92,7 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(sent.reply_markup.inline_keyboard).toEqual([[{ text: `Watch: Quokka ${'x'.repeat(32)}…`, callback_data: `watch:${party.id}` }]]);
   });
 
-  it('/alerts longer than a Telegram message keeps whole lines and says how many more there are', async () => {
+  it('/alerts longer than a Telegram message keeps whole lines and pages the rest behind Next', async () => {
     const long = await seedEvent(env.database, { title: `Long list ${'y'.repeat(600)}` });
     const bot = makeBot();
     await bot.init();
@@ -101,11 +102,13 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const { text } = api.callsTo('sendMessage').at(-1)!.body;
     expect(text.length).toBeLessThanOrEqual(4096);
     const lines: string[] = text.split('\n');
-    expect(lines[0]).toBe('Your alerts:');
-    // Every alert shown is shown whole, and the last line counts the rest: 8 in all.
+    expect(lines[0]).toBe('Your alerts (8):');
+    // Every alert shown is shown whole; the rest are on the next page, behind Next.
     const shown = lines.slice(1, -1);
-    for (const line of shown) expect(line).toMatch(/^• [0-9a-f-]{36}: Crossing Up \d+% on ".*", every 30m — active$/);
-    expect(lines.at(-1)).toBe(`… ${8 - shown.length} more line${8 - shown.length === 1 ? '' : 's'} not shown`);
+    for (const line of shown) expect(line).toMatch(/^\d\. "Long list y+: outcome 1\?" rises above 1\d% · every 30m · active · not fired yet$/);
+    expect(shown.length).toBeLessThan(8);
+    expect(lines.at(-1)).toBe('Page 1 of 2');
+    expect(api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard.at(-1)).toEqual([{ text: 'Next ▶', callback_data: 'page:alerts:2' }]);
   });
 
   it('creates an alert for this chat, and the pause button pauses it and answers the callback', async () => {
@@ -120,14 +123,43 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const subscriptionId = pause.callback_data.slice('pause:'.length);
 
     await bot.handleUpdate(callbackUpdate(7002, pause.callback_data));
-    const answered = api.callsTo('answerCallbackQuery').at(-1)!.body;
-    expect(answered.text).toBe('Paused:');
+    // The tap edits the message it is on: "Paused ✓" and a Resume button in place of Pause.
+    const edited = api.callsTo('editMessageText').at(-1)!.body;
+    expect(edited.text).toMatch(/^Paused ✓\n/);
     const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7002' });
     const ctx = { database: env.database, config: env.config, logger, account };
     const stored = await getSubscription({ ctx, input: { subscriptionId } });
     expect(stored.status).toEqual({ enabled: false, reason: 'Paused by user' });
     expect(stored.channels).toEqual([{ type: 'Telegram', settings: { telegramChatId: 7002 } }]);
-    expect(api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
+    expect(edited.reply_markup.inline_keyboard[0][0].callback_data).toBe(`resume:${subscriptionId}`);
+  });
+
+  it("the Snooze button under an alert snoozes it and answers until when; another person's tap finds nothing", async () => {
+    const bot = makeBot();
+    await bot.init();
+    await bot.handleUpdate(commandUpdate(7003, `/alert ${event.markets[0]!.id} up 65 every 60m`));
+    const pause = api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard[0][0];
+    const subscriptionId = pause.callback_data.slice('pause:'.length);
+    const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7003' });
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+
+    // The button data as the alert message's facts write it.
+    const snooze = encodeButton('snooze', subscriptionId, '8h')!;
+    await bot.handleUpdate(callbackUpdate(7004, snooze));
+    expect(api.callsTo('answerCallbackQuery').at(-1)!.body.text).toMatch(/can't find that alert/);
+    expect((await getPreferences({ ctx, input: { subscriptionId } })).snoozedUntil).toBeNull();
+
+    const before = Date.now();
+    await bot.handleUpdate(callbackUpdate(7003, snooze));
+    const { snoozedUntil } = await getPreferences({ ctx, input: { subscriptionId } });
+    expect(Date.parse(snoozedUntil!)).toBeGreaterThanOrEqual(before + 8 * 3_600_000);
+    const shown = `${snoozedUntil!.slice(0, 10)} ${snoozedUntil!.slice(11, 16)} UTC`;
+    const answered = [api.callsTo('answerCallbackQuery').at(-1)!.body.text, api.callsTo('sendMessage').at(-1)!.body.text].join('\n');
+    expect(answered).toContain(`Snoozed alert ${subscriptionId} until ${shown}`);
+
+    // The typed command names a wrong length and the right ones.
+    await bot.handleUpdate(commandUpdate(7003, `/snooze ${subscriptionId} 2h`));
+    expect(api.callsTo('sendMessage').at(-1)!.body.text).toMatch(/2h is not a snooze length.*1h.*8h.*24h.*1w/s);
   });
 
   it('in a group, /token goes to the private chat and the group only hears that it was sent', async () => {
@@ -167,7 +199,7 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const group = { id: -5200, type: 'group' as const };
     await bot.handleUpdate(commandUpdate(7012, `/alert ${event.markets[1]!.id} below 20`, group));
     for (const [command, privately] of [
-      ['/alerts', /Less Than 20%/],
+      ['/alerts', /below 20%/],
       ['/watchlists', /event/],
       ['/inbox', /./],
       ['/tokens', /API tokens/],

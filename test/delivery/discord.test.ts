@@ -77,6 +77,9 @@ describe('Discord buttons', () => {
         components: [
           { type: 2, style: 2, label: 'Pause alert', custom_id: 'pause:sub-1' },
           { type: 2, style: 4, label: 'Delete alert', custom_id: 'delete:sub-1' },
+          { type: 2, style: 2, label: 'Snooze 1 h', custom_id: 'snooze:sub-1:1h' },
+          { type: 2, style: 2, label: 'Snooze 8 h', custom_id: 'snooze:sub-1:8h' },
+          { type: 2, style: 2, label: 'Snooze 24 h', custom_id: 'snooze:sub-1:24h' },
         ],
       },
     ]);
@@ -102,7 +105,7 @@ describe('Discord buttons', () => {
     expect(await ours.send(job({ settings: hook(receiver) }))).toMatchObject({ outcome: 'sent' });
     const lookups = receiver.requests.filter((q) => q.method === 'GET');
     expect(lookups.map((q) => q.url)).toEqual(['/api/webhooks/123/tok']);
-    for (const body of posted(receiver)) expect(customIds(body)).toEqual(['pause:sub-1', 'delete:sub-1']);
+    for (const body of posted(receiver)) expect(customIds(body)).toEqual(['pause:sub-1', 'delete:sub-1', 'snooze:sub-1:1h', 'snooze:sub-1:8h', 'snooze:sub-1:24h']);
   });
 
   it('sends link buttons only to a webhook of another application or of a user, and without an application id asks nothing', async () => {
@@ -151,7 +154,7 @@ describe('Discord buttons', () => {
       const ours = createDiscordSender({ allowPrivate: true, timeoutMs: 2000, applicationId: 'app-1' });
       await ours.send(job({ settings: hook(receiver) }));
       await ours.send(job({ settings: hook(other) }));
-      expect(customIds(posted(receiver)[0])).toEqual(['pause:sub-1', 'delete:sub-1']);
+      expect(customIds(posted(receiver)[0])).toEqual(['pause:sub-1', 'delete:sub-1', 'snooze:sub-1:1h', 'snooze:sub-1:8h', 'snooze:sub-1:24h']);
       expect(other.requests.map((q) => q.method)).toEqual(['GET', 'POST']);
       expect(customIds(posted(other)[0])).toEqual([]);
     } finally {

@@ -37,6 +37,9 @@ describe('Telegram message', () => {
       [
         { text: 'Pause alert', callback_data: 'pause:sub-1' },
         { text: 'Delete alert', callback_data: 'delete:sub-1' },
+        { text: 'Snooze 1 h', callback_data: 'snooze:sub-1:1h' },
+        { text: 'Snooze 8 h', callback_data: 'snooze:sub-1:8h' },
+        { text: 'Snooze 24 h', callback_data: 'snooze:sub-1:24h' },
       ],
     ]);
     expect(formatTelegramMessage(marketClosedPayload, { venueUrl: links.venueUrl }, false, active).reply_markup.inline_keyboard).toEqual([
@@ -44,6 +47,9 @@ describe('Telegram message', () => {
       [
         { text: 'Pause alert', callback_data: 'pause:sub-2' },
         { text: 'Delete alert', callback_data: 'delete:sub-2' },
+        { text: 'Snooze 1 h', callback_data: 'snooze:sub-2:1h' },
+        { text: 'Snooze 8 h', callback_data: 'snooze:sub-2:8h' },
+        { text: 'Snooze 24 h', callback_data: 'snooze:sub-2:24h' },
       ],
     ]);
     const { subscriptionId: _, ...demo } = marketClosedPayload as Record<string, unknown>;
@@ -95,7 +101,7 @@ describe('Telegram channel', () => {
       chat_id: 4242,
       parse_mode: 'HTML',
       link_preview_options: { is_disabled: true },
-      reply_markup: { inline_keyboard: [[{ text: 'Open market' }, { text: 'Chart' }], [{ text: 'Pause alert' }, { text: 'Delete alert' }]] },
+      reply_markup: { inline_keyboard: [[{ text: 'Open market' }, { text: 'Chart' }], [{ text: 'Pause alert' }, { text: 'Delete alert' }, { text: 'Snooze 1 h' }, { text: 'Snooze 8 h' }, { text: 'Snooze 24 h' }]] },
     });
   });
 

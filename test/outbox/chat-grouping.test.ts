@@ -95,7 +95,8 @@ describe(`one chat message per market and move (${engineName})`, () => {
     ]);
     const actions = (sent[0]!.body.reply_markup.inline_keyboard as { callback_data?: string }[][]).flat().flatMap((b) => b.callback_data ?? []);
     const [up, above, step] = subs.map((s) => s.subscriptionId);
-    expect(actions).toEqual([`pause:${up}`, `delete:${up}`, `pause:${above}`, `delete:${above}`]);
+    const snoozes = (id: string) => ['1h', '8h', '24h'].map((span) => `snooze:${id}:${span}`);
+    expect(actions).toEqual([`pause:${up}`, `delete:${up}`, ...snoozes(up!), `pause:${above}`, `delete:${above}`, ...snoozes(above!)]);
     expect(actions.join(' ')).not.toContain(step!);
   });
 });

@@ -77,18 +77,23 @@ function startEngine(name: string, databaseUrl: string, urls: { clobUrl: string;
   return engine;
 }
 
+// The scenario's phases last a set time while the rounds keep flipping: these sleeps are the
+// scenario itself (how many rounds each phase holds), not waits for something to happen.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const timeOf = (line: Record<string, unknown>) => (typeof line.time === 'number' ? line.time : Date.parse(String(line.time)));
 
-async function logged(e: Engine, msg: string, after: number, timeoutMs = 20_000): Promise<Record<string, unknown>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const found = e.logs.find((l) => l.msg === msg && timeOf(l) >= after);
-    if (found) return found;
-    if (e.child.exitCode !== null) throw new Error(`${e.name} exited: ${JSON.stringify(e.logs.slice(-5))}`);
-    if (Date.now() > until) throw new Error(`${e.name} did not log "${msg}": ${JSON.stringify(e.logs.slice(-5))}`);
-    await sleep(20);
-  }
+/** The first line `msg` an engine logged at or after `after`. */
+function logged(e: Engine, msg: string, after: number, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  return waitFor(
+    () => {
+      const found = e.logs.find((l) => l.msg === msg && timeOf(l) >= after);
+      if (found) return found;
+      // An exited engine will never log it: its last lines become the timeout's cause.
+      if (e.child.exitCode !== null) throw new Error(`${e.name} exited: ${JSON.stringify(e.logs.slice(-5))}`);
+      return undefined;
+    },
+    { timeoutMs, intervalMs: 20, message: `${e.name} to log "${msg}"` },
+  );
 }
 
 describe('engine faults with real processes (PostgreSQL only; skipped without DATABASE_URL)', () => {

@@ -6,6 +6,7 @@ import { inboxCommand } from './inbox.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
+import { snoozeCommand } from './snooze.js';
 import { testAlertCommand } from './test-alert.js';
 import { PRIVATE_ONLY, revokeCommand, tokenCommand, tokensCommand } from './token.js';
 import { decodeButton } from '../../domain/button-actions.js';
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   pauseCommand,
   resumeCommand,
   deleteCommand,
+  snoozeCommand,
   enableCommand,
   inboxCommand,
   tokenCommand,
@@ -58,11 +60,17 @@ function parse(text: string): { name: string; words: string[] } {
  * `read` turns the platform's input into the declared values (it throws a UsageError naming a
  * wrong word). Never throws.
  */
-async function runWith(ctx: ServiceContext, chat: ChatInfo, command: Command, read: () => { values: Values; subcommand?: string }): Promise<BotReply> {
+async function runWith(
+  ctx: ServiceContext,
+  chat: ChatInfo,
+  command: Command,
+  read: () => { values: Values; subcommand?: string },
+  tap: { page: number; confirmed: boolean } = { page: 1, confirmed: false },
+): Promise<BotReply> {
   let reply: BotReply;
   try {
     const { values, subcommand } = read();
-    reply = await command.run({ ctx, chat, values, ...(subcommand ? { subcommand } : {}) });
+    reply = await command.run({ ctx, chat, values, ...tap, ...(subcommand ? { subcommand } : {}) });
   } catch (err) {
     reply = errorReply(err, command, chat.kind, ctx.logger);
   }
@@ -85,15 +93,33 @@ export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: stri
   return runWith(ctx, chat, command, () => fromWords(command, words));
 }
 
+export const CANCELLED = 'Cancelled: nothing was changed.';
+/** Taps whose answer replaces the message they are on: a list's pages, an alert's toggles, a question's answers. */
+const EDITING_TAPS: ReadonlySet<string> = new Set(['pause', 'resume', 'delete', 'page', 'confirm', 'cancel']);
+
+/** What a tap runs: `page:` and `confirm:` wrap another command's words with the page or the go-ahead. */
+function unwrap(decoded: { command: string; words: string[] }): { name: string; words: string[]; page: number; confirmed: boolean } {
+  const [inner = '', ...rest] = decoded.words;
+  if (decoded.command === 'page') return { name: inner, words: rest.slice(1), page: Number(rest[0]), confirmed: false };
+  if (decoded.command === 'confirm') return { name: inner, words: rest, page: 1, confirmed: true };
+  return { name: decoded.command, words: decoded.words, page: 1, confirmed: false };
+}
+
 /** A tapped button's data (`pause:<id>`, see domain/button-actions.ts) in, a reply out. Never throws. */
 export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: string): Promise<BotReply> {
   const decoded = decodeButton(data);
-  const command = decoded && byName.get(decoded.command);
-  if (!decoded || !command) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
-  const reply = await runWith(ctx, chat, command, () => fromWords(command, decoded.words));
+  if (decoded?.command === 'cancel') return { text: CANCELLED, edit: true };
+  const tap = decoded && unwrap(decoded);
+  const command = tap && byName.get(tap.name);
+  if (!decoded || !tap || !command || !Number.isInteger(tap.page)) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
+  const reply = await runWith(ctx, chat, command, () => fromWords(command, tap.words), { page: tap.page, confirmed: tap.confirmed });
+  // A page of someone's own list is answered by whoever taps: in a group (where everyone sees the
+  // buttons, Telegram) it must not replace the list another member asked for.
+  const othersMessage = decoded.command === 'page' && !chat.isPrivate && !command.publicAnswer;
   // A tap that changed nothing (someone else's alert is "not found" to the tapper) is the tapper's
   // business alone: in a group it must not post in the chat.
-  return reply.failed ? { ...reply, tapperOnly: true } : reply;
+  if (reply.failed) return { ...reply, tapperOnly: true };
+  return EDITING_TAPS.has(decoded.command) && !othersMessage && !reply.failed && !reply.tapperOnly ? { ...reply, edit: true } : reply;
 }
 
 /**

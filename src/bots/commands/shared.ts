@@ -1,5 +1,4 @@
 import { DEFAULT_TRIGGER_INTERVAL } from '../../domain/enums.js';
-import type { WatchlistView } from '../../services/watchlists/index.js';
 import type { ChatChannel, SubscriptionView } from '../../services/subscriptions/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
 import type { BotButton, ChatInfo } from './types.js';
@@ -7,11 +6,6 @@ import type { BotButton, ChatInfo } from './types.js';
 /** `a, b or c`: a list as a sentence says it. */
 export function listWords(words: readonly string[]): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
-}
-
-export function describeWatchlist(w: WatchlistView): string {
-  const n = Object.keys(w.events).length;
-  return `• ${w.name} — ${n} event${n === 1 ? '' : 's'} (id ${w.id})`;
 }
 
 export function describeSubscription(s: SubscriptionView): string {

@@ -31,6 +31,11 @@ export interface BotReply {
   tapperOnly?: boolean;
   /** The answer is a failure (wrong word, not found): Discord shows it to the caller alone. */
   failed?: boolean;
+  /**
+   * When the command came from a button tap: the answer replaces the message the button is on
+   * (its text and buttons) instead of posting a new one. Ignored for typed commands.
+   */
+  edit?: boolean;
 }
 
 export interface CommandInput {
@@ -40,6 +45,10 @@ export interface CommandInput {
   values: Values;
   /** The subcommand, for a command declared with subcommands. */
   subcommand?: string;
+  /** The page of a list asked for (1 when typed; a Next/Previous button carries another). */
+  page: number;
+  /** The user tapped Confirm under this command's "Delete …?" question: do it. */
+  confirmed: boolean;
 }
 
 export interface Command extends Signature {

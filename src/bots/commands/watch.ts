@@ -1,4 +1,6 @@
-import { unwatchEvent, watchEvent } from '../../services/watchlists/index.js';
+import { encodeButton } from '../../domain/button-actions.js';
+import { countUnwatch, unwatchEvent, watchEvent } from '../../services/watchlists/index.js';
+import { askFirst } from './ask-first.js';
 import { textOf, type TextParam } from './params.js';
 import type { Command } from './types.js';
 
@@ -15,13 +17,22 @@ export const watchCommand: Command = {
   },
 };
 
+const names = (watchlists: readonly { name: string }[]) => watchlists.map((w) => `"${w.name}"`).join(', ');
+
 export const unwatchCommand: Command = {
   name: 'unwatch',
   params: [EVENT],
-  summary: 'Remove an event from your watchlists',
-  async run({ ctx, values }) {
-    const { event, watchlists } = await unwatchEvent({ ctx, input: { event: textOf(values, 'event')! } });
+  summary: 'Remove an event from your watchlists (asks first)',
+  async run({ ctx, values, confirmed }) {
+    const ref = textOf(values, 'event')!;
+    if (!confirmed) {
+      const { event, watchlists, alertsPaused } = await countUnwatch({ ctx, input: { event: ref } });
+      if (watchlists.length === 0) return { text: `"${event.title}" is not in any of your watchlists.` };
+      const alerts = alertsPaused === 1 ? '1 active alert on it is paused' : `${alertsPaused} active alerts on it are paused`;
+      return askFirst(`Stop watching "${event.title}"? It leaves ${names(watchlists)} and ${alerts}.`, encodeButton('confirm', 'unwatch', event.id));
+    }
+    const { event, watchlists } = await unwatchEvent({ ctx, input: { event: ref } });
     if (watchlists.length === 0) return { text: `"${event.title}" is not in any of your watchlists.` };
-    return { text: `Stopped watching "${event.title}" (${watchlists.map((w) => w.name).join(', ')}).` };
+    return { text: `Stopped watching "${event.title}" ✓ (${names(watchlists)}).` };
   },
 };

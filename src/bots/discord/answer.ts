@@ -2,7 +2,7 @@ import { DiscordAPIError, Routes, type REST } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import type { BotReply } from '../commands/index.js';
 import { cutLines, cutText } from '../../text/cut.js';
-import { CALLBACK, EPHEMERAL, loggable, type InteractionCallback, type RawInteraction } from './interaction.js';
+import { CALLBACK, EPHEMERAL, INTERACTION, loggable, type InteractionCallback, type RawInteraction } from './interaction.js';
 
 const MAX_TEXT = 2000; // Discord's message limit
 const MAX_ROWS = 5;
@@ -67,8 +67,14 @@ export function answerer({ rest, applicationId, interaction, respond, privateByD
     const data = { content: cutLines(text, MAX_TEXT), ...(rows ? { components: rows } : {}) };
     // A failed deferral left the interaction unanswered: answering in one step is the last chance.
     if (!deferral || !(await deferral)) {
+      if (reply?.edit && interaction.type === INTERACTION.MESSAGE_COMPONENT) {
+        // The clicked message itself changes; without `components` Discord would keep the old buttons.
+        return respond({ type: CALLBACK.UPDATE_MESSAGE, data: { ...data, components: rows ?? [] } });
+      }
       return respond({ type: CALLBACK.CHANNEL_MESSAGE_WITH_SOURCE, data: { ...data, ...(ephemeral ? { flags: EPHEMERAL } : {}) } });
     }
+    // Past the deferral an edit has become a new message in place of "thinking…" (below): Discord
+    // cannot turn a deferred new message back into an update of the clicked one.
     if (ephemeral && !privateByDefault) {
       // The placeholder is public and an edit cannot make it private: answer in a private
       // follow-up and take the placeholder away.

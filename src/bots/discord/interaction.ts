@@ -4,7 +4,7 @@ import type { RawOption } from './slash.js';
 // Discord's interaction protocol as this bot uses it: the raw shapes and numbers, one place.
 
 export const INTERACTION = { APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4 } as const;
-export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, AUTOCOMPLETE_RESULT: 8 } as const;
+export const CALLBACK = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5, UPDATE_MESSAGE: 7, AUTOCOMPLETE_RESULT: 8 } as const;
 export const EPHEMERAL = 64;
 
 /** The raw interaction, as the gateway (INTERACTION_CREATE) or an interactions webhook delivers it. */

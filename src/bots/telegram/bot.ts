@@ -5,7 +5,7 @@ import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { SystemDeps } from '../../services/context.js';
 import { COMMANDS, FREE_TEXT_HINT, runButton, runCommand } from '../commands/index.js';
 import { chatInfo, type OddsContext } from './context.js';
-import { sendReply } from './reply.js';
+import { editReply, sendReply } from './reply.js';
 
 export interface TelegramBotOptions {
   token: string;
@@ -73,6 +73,12 @@ export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBot
     if (reply.tapperOnly) {
       // Telegram's only private answer in a group: the callback's popup (at most 200 characters).
       await ctx.answerCallbackQuery({ text: reply.text.slice(0, 200), show_alert: true });
+      return;
+    }
+    if (reply.edit) {
+      // The message itself shows the answer: the callback only stops the button's spinner.
+      await ctx.answerCallbackQuery();
+      await editReply(ctx, reply);
       return;
     }
     await ctx.answerCallbackQuery({ text: reply.text.split('\n')[0]!.slice(0, 190) });

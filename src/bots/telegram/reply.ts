@@ -32,3 +32,13 @@ export async function sendReply(ctx: OddsContext, reply: BotReply): Promise<void
   }
   await ctx.reply(cutLines(text, MAX_TEXT));
 }
+
+/**
+ * Replaces the message a tapped button is on with the reply (text and buttons; no buttons removes
+ * them). Falls back to a new message when the tap carries no message (too old for Telegram to send).
+ */
+export async function editReply(ctx: OddsContext, reply: BotReply): Promise<void> {
+  if (!ctx.callbackQuery?.message) return sendReply(ctx, reply);
+  const markup = keyboard(reply);
+  await ctx.editMessageText(reply.text.slice(0, MAX_TEXT), markup ? { reply_markup: markup } : {});
+}

@@ -1,4 +1,5 @@
-import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import type { ChannelType } from '../../domain/enums.js';
 import { createdAt, ts } from './columns.js';
 
 export const accounts = pgTable('accounts', {
@@ -31,3 +32,14 @@ export const apiTokens = pgTable(
   },
   (t) => [index('api_tokens_account_idx').on(t.accountId)],
 );
+
+/** Account-wide noise control (docs/delivery.md, "Noise control"). No row means the defaults. */
+export const accountPreferences = pgTable('account_preferences', {
+  accountId: text('account_id')
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  /** An IANA zone name, checked with the runtime's Intl data when written. */
+  timezone: text('timezone').notNull().default('UTC'),
+  quietHours: jsonb('quiet_hours').$type<{ start: string; end: string; channels: ChannelType[] }>(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

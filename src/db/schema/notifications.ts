@@ -18,6 +18,8 @@ export const notifications = pgTable(
     dedupeKey: text('dedupe_key').notNull(),
     createdAt: createdAt(),
     readAt: ts('read_at'),
+    /** Set when the subscription was snoozed as this was written: only the In App channel had it. */
+    snoozedUntil: ts('snoozed_until'),
   },
   (t) => [
     uniqueIndex('notifications_dedupe_idx').on(t.dedupeKey),

@@ -1,6 +1,7 @@
 import { boolean, doublePrecision, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import {
   CHANNEL_TYPES,
+  DELIVERY_MODES,
   STATUS_REASONS,
   SUBSCRIPTION_SCOPES,
   SUBSCRIPTION_TYPES,
@@ -87,3 +88,18 @@ export const subscriptionMarketState = pgTable(
   },
   (t) => [uniqueIndex('subscription_market_state_pk').on(t.subscriptionId, t.marketId)],
 );
+
+/**
+ * Noise control per subscription (docs/delivery.md, "Noise control"). A table of its own: the
+ * spec's subscription object has no other properties. No row means the defaults.
+ */
+export const subscriptionPreferences = pgTable('subscription_preferences', {
+  subscriptionId: text('subscription_id')
+    .primaryKey()
+    .references(() => subscriptions.id, { onDelete: 'cascade' }),
+  /** Until then, firings go to the In App inbox only; the other channels are recorded unsent. */
+  snoozedUntil: ts('snoozed_until'),
+  delivery: text('delivery', { enum: DELIVERY_MODES }).notNull().default('instant'),
+  rearmPoints: doublePrecision('rearm_points').notNull().default(0),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

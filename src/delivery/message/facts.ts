@@ -164,9 +164,17 @@ function priceWording(r: PriceReading): { headline: string; short: string; tone:
   }
 }
 
+/** The snooze spans a message offers, beside Pause and Delete (a row of five fits Discord). */
+const SNOOZE_BUTTON_SPANS = [
+  { span: '1h', label: '1 h' },
+  { span: '8h', label: '8 h' },
+  { span: '24h', label: '24 h' },
+] as const;
+
 /**
- * Pause and Delete only while they mean something: the rule still exists, is on, and is Recurring.
- * A One Time rule is turned off by its own firing, so its message would offer to pause nothing.
+ * Pause, Delete and Snooze only while they mean something: the rule still exists, is on, and is
+ * Recurring. A One Time rule is turned off by its own firing, so its message would offer to pause
+ * (or snooze) nothing.
  */
 function ruleButtons(alert: FiredAlert, short: string | undefined, test: boolean): RuleButton[] {
   const subscriptionId = str(alert.payload, 'subscriptionId');
@@ -174,11 +182,13 @@ function ruleButtons(alert: FiredAlert, short: string | undefined, test: boolean
   if (test || !subscriptionId || !rule || !rule.enabled || rule.triggerType !== 'Recurring') return [];
   const pause = encodeButton('pause', subscriptionId);
   const remove = encodeButton('delete', subscriptionId);
-  if (!pause || !remove) return [];
+  const snoozes = SNOOZE_BUTTON_SPANS.map(({ span, label }) => ({ label, action: encodeButton('snooze', subscriptionId, span) }));
+  if (!pause || !remove || snoozes.some((s) => !s.action)) return [];
   const named = short ? ` ${short}` : ' alert';
   return [
     { label: `Pause${named}`, action: pause, danger: false },
     { label: `Delete${named}`, action: remove, danger: true },
+    ...snoozes.map(({ label, action }) => ({ label: short ? `Snooze ${short} ${label}` : `Snooze ${label}`, action: action!, danger: false })),
   ];
 }
 

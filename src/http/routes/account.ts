@@ -2,12 +2,32 @@ import { unparsed } from '../../services/validate.js';
 import * as accounts from '../../services/accounts/index.js';
 import * as tokens from '../../services/tokens/index.js';
 import { CreateTokenInput } from '../../services/tokens/schemas.js';
-import { Empty, IssuedToken, Me, NewAccount, TokenList, WebhookSecret } from '../response-schemas.js';
+import { AccountPreferences, Empty, IssuedToken, Me, NewAccount, TokenList, WebhookSecret } from '../response-schemas.js';
 import { defineRoutes } from '../route.js';
 
 const tag = 'Account';
 
 export const accountRoutes = defineRoutes([
+  {
+    method: 'get',
+    path: '/preferences',
+    summary: "The account's time zone and quiet hours (the defaults when never set)",
+    tag,
+    auth: 'bearer',
+    response: AccountPreferences,
+    handler: (ctx) => accounts.getAccountPreferences({ ctx }),
+  },
+  {
+    method: 'put',
+    path: '/preferences',
+    summary: 'Replace the time zone and quiet hours (a field left out takes its default)',
+    tag,
+    auth: 'bearer',
+    body: accounts.AccountPreferencesInput,
+    response: AccountPreferences,
+    errors: [400],
+    handler: (ctx, { body }) => accounts.putAccountPreferences({ ctx, input: unparsed(body) }),
+  },
   {
     method: 'get',
     path: '/me',

@@ -13,6 +13,7 @@ const Notification = z
     createdAt: z.string(),
     readAt: z.string().nullable(),
     payload: z.record(z.string(), z.unknown()),
+    snoozedUntil: z.string().optional().meta({ description: 'Only when the subscription was snoozed as this fired: no channel but the inbox was sent it' }),
   })
   .meta({ id: 'Notification' });
 export const NotificationList = z.strictObject({ notifications: z.array(Notification), nextBefore: z.string().nullable() });

@@ -1,6 +1,6 @@
 import { unparsed } from '../../services/validate.js';
 import * as subs from '../../services/subscriptions/index.js';
-import { ChannelHealthList, ChannelHealthOne, DryRun, Empty, SubscriptionList, SubscriptionOne } from '../response-schemas.js';
+import { ChannelHealthList, ChannelHealthOne, DryRun, Empty, SubscriptionList, SubscriptionOne, SubscriptionPreferences } from '../response-schemas.js';
 import { defineRoutes } from '../route.js';
 
 const tag = 'Subscriptions';
@@ -112,6 +112,50 @@ export const subscriptionRoutes = defineRoutes([
     response: ChannelHealthOne,
     errors: [400, 404],
     handler: async (ctx, { params }) => ({ channel: await subs.enableChannel({ ctx, input: params }) }),
+  },
+  {
+    method: 'get',
+    path: '/subscription/{subscriptionId}/preferences',
+    summary: 'Noise control of one subscription: snooze, delivery mode and re-arm band (the defaults when never set)',
+    tag,
+    auth: 'bearer',
+    response: SubscriptionPreferences,
+    errors: [404],
+    handler: async (ctx, { params }) => subs.getPreferences({ ctx, input: unparsed(params) }),
+  },
+  {
+    method: 'put',
+    path: '/subscription/{subscriptionId}/preferences',
+    summary: 'Replace the noise-control preferences (a field left out takes its default)',
+    tag,
+    auth: 'bearer',
+    body: subs.PreferencesInput,
+    response: SubscriptionPreferences,
+    errors: [400, 404],
+    handler: async (ctx, { params, body }) =>
+      subs.putPreferences({ ctx, input: { subscriptionId: params.subscriptionId!, body: unparsed(body) } }),
+  },
+  {
+    method: 'post',
+    path: '/subscription/{subscriptionId}/snooze',
+    summary: 'Snooze: firings reach the In App inbox only, for 1h, 8h, 24h or 1w, or until a time',
+    tag,
+    auth: 'bearer',
+    body: subs.SnoozeInput,
+    response: SubscriptionPreferences,
+    errors: [400, 404],
+    handler: async (ctx, { params, body }) =>
+      subs.snoozeSubscription({ ctx, input: { subscriptionId: params.subscriptionId!, body: unparsed(body) } }),
+  },
+  {
+    method: 'delete',
+    path: '/subscription/{subscriptionId}/snooze',
+    summary: 'End a snooze now',
+    tag,
+    auth: 'bearer',
+    response: SubscriptionPreferences,
+    errors: [404],
+    handler: async (ctx, { params }) => subs.unsnoozeSubscription({ ctx, input: unparsed(params) }),
   },
   {
     method: 'delete',

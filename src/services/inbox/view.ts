@@ -5,6 +5,8 @@ export interface NotificationView {
   createdAt: string;
   readAt: string | null;
   payload: Record<string, unknown>;
+  /** Only on a firing written while its subscription was snoozed: no channel but the inbox had it. */
+  snoozedUntil?: string;
 }
 
 export function toNotificationView(row: typeof notifications.$inferSelect): NotificationView {
@@ -13,5 +15,6 @@ export function toNotificationView(row: typeof notifications.$inferSelect): Noti
     createdAt: row.createdAt.toISOString(),
     readAt: row.readAt?.toISOString() ?? null,
     payload: row.payload,
+    ...(row.snoozedUntil ? { snoozedUntil: row.snoozedUntil.toISOString() } : {}),
   };
 }

@@ -12,10 +12,17 @@ import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
 type Args = { ctx: ServiceContext; input: SubscriptionIdInput };
 
-async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, act: 'paused by user' | 'restarted by user') {
+type Act = 'paused by user' | 'restarted by user';
+
+async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, act: Act, onlyToggle = false) {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   return withTransaction(ctx, async (tx) => {
     const sub = await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
+    // Chat's buttons toggle: an alert already as asked is left alone, and the engine is not told
+    // (a restart would re-arm its crossing reference and could fire it again).
+    if (onlyToggle && sub.enabled === (act === 'restarted by user')) {
+      return { view: (await loadSubscriptionView(tx, ctx.account.id, subscriptionId))!, changed: false };
+    }
     const event: StatusEvent = act === 'restarted by user' ? { kind: act, eventStillWatched: await eventStillWatched(tx, sub) } : { kind: act };
     const next = transition(statusOf(sub), event);
     if (next.kind === 'refused') {
@@ -28,7 +35,7 @@ async function setStatus(ctx: ServiceContext, input: SubscriptionIdInput, act: '
         .where(eq(subscriptions.id, subscriptionId));
     }
     await announceSubscriptionChange(tx, subscriptionId);
-    return (await loadSubscriptionView(tx, ctx.account.id, subscriptionId))!;
+    return { view: (await loadSubscriptionView(tx, ctx.account.id, subscriptionId))!, changed: true };
   });
 }
 
@@ -43,7 +50,14 @@ async function eventStillWatched(tx: Tx, sub: { watchlistId: string; eventId: st
   return held !== undefined;
 }
 
-export const pauseSubscription = ({ ctx, input }: Args): Promise<SubscriptionView> => setStatus(ctx, input, 'paused by user');
+export const pauseSubscription = async ({ ctx, input }: Args): Promise<SubscriptionView> => (await setStatus(ctx, input, 'paused by user')).view;
 
 /** Re-arms the rule; its crossing reference becomes the last known price (the engine's job). */
-export const restartSubscription = ({ ctx, input }: Args): Promise<SubscriptionView> => setStatus(ctx, input, 'restarted by user');
+export const restartSubscription = async ({ ctx, input }: Args): Promise<SubscriptionView> => (await setStatus(ctx, input, 'restarted by user')).view;
+
+/**
+ * Chat's Pause and Resume: idempotent. An alert that is already paused (or active) changes
+ * nothing, and `changed` says so, so that an old button sends nothing.
+ */
+export const setAlertActive = ({ ctx, input, active }: Args & { active: boolean }): Promise<{ view: SubscriptionView; changed: boolean }> =>
+  setStatus(ctx, input, active ? 'restarted by user' : 'paused by user', true);

@@ -4,6 +4,15 @@ import { subscriptions } from '../../db/schema/index.js';
 import { armedOutcome, statusColumns } from '../../domain/subscription-status.js';
 import { announceSubscriptionChange } from './changes.js';
 
+/** The armed subscriptions a removal pauses (see below); also what a removal's confirmation counts. */
+export function droppedSubscriptions(watchlistId: string, eventId: string, marketIds?: readonly string[]): SQL | undefined {
+  const target: SQL | undefined =
+    marketIds === undefined
+      ? inArray(subscriptions.scope, ['Event', 'Market'])
+      : and(eq(subscriptions.scope, 'Market'), inArray(subscriptions.marketId, [...marketIds]));
+  return and(eq(subscriptions.watchlistId, watchlistId), eq(subscriptions.eventId, eventId), eq(subscriptions.enabled, true), target);
+}
+
 /**
  * Pauses the armed subscriptions aimed at what was just taken out of a watchlist: the event's
  * Event- and Market-scope ones (`marketIds` absent), or the Market-scope ones on the markets
@@ -18,14 +27,10 @@ export async function pauseDroppedSubscriptions(
   marketIds?: readonly string[],
 ): Promise<void> {
   if (marketIds !== undefined && marketIds.length === 0) return;
-  const target: SQL | undefined =
-    marketIds === undefined
-      ? inArray(subscriptions.scope, ['Event', 'Market'])
-      : and(eq(subscriptions.scope, 'Market'), inArray(subscriptions.marketId, [...marketIds]));
   const paused = await tx
     .update(subscriptions)
     .set({ ...statusColumns(armedOutcome({ kind: 'removed from watchlist' })), updatedAt: new Date() })
-    .where(and(eq(subscriptions.watchlistId, watchlistId), eq(subscriptions.eventId, eventId), eq(subscriptions.enabled, true), target))
+    .where(droppedSubscriptions(watchlistId, eventId, marketIds))
     .returning({ id: subscriptions.id });
   for (const { id } of paused) await announceSubscriptionChange(tx, id);
 }

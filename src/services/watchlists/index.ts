@@ -1,7 +1,6 @@
 export { createWatchlist } from './create.js';
 export { deleteWatchlist } from './delete.js';
 export { deleteWatchlistByRef } from './delete-by-ref.js';
-export { findWatchlistByRef } from './by-ref.js';
 export { putWatchlistEvent, removeWatchlistEvent } from './events.js';
 export { listWatchlists } from './read.js';
 export { renameWatchlistByRef } from './rename-by-ref.js';
@@ -10,3 +9,5 @@ export { watchEvent } from './watch-event.js';
 export { updateWatchlist, updateWatchlistKeyphrases, updateWatchlistTags } from './update.js';
 export * from './schemas.js';
 export type { WatchlistView } from './view.js';
+export { findWatchlistContents, type WatchedEvent } from './contents.js';
+export { countUnwatch, countWatchlistDelete } from './removal-counts.js';
