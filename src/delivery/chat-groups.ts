@@ -11,7 +11,11 @@ function groupKey(delivery: ClaimedWithContext): string | undefined {
   const { payload } = context;
   if (context.disabledReason || payload.type !== NOTIFICATION_TYPE.price) return undefined;
   const target =
-    channelType === 'Telegram' ? settings?.telegramChatId : channelType === 'Discord' ? settings?.discordWebhookUrl : undefined;
+    channelType === 'Telegram'
+      ? settings?.telegramChatId
+      : channelType === 'Discord'
+        ? (settings?.discordWebhookUrl ?? settings?.discordChannelId)
+        : undefined;
   const { userId, marketId, clobTokenId, detectedAtMs } = payload;
   if (target === undefined || typeof userId !== 'string' || typeof marketId !== 'string' || typeof detectedAtMs !== 'number') return undefined;
   return JSON.stringify([channelType, String(target), userId, marketId, clobTokenId, detectedAtMs]);

@@ -30,9 +30,7 @@ export function healthSignal(channelType: ChannelType, status: DeliveryStatus, r
   if (skipped || status === 'PENDING') return undefined;
   // A deleted webhook or a blocked bot will not come back by itself: waiting out the span only
   // piles up failures, so these disable at once.
-  if (channelType === 'Discord' && (result.statusCode === 401 || result.statusCode === 404) && status === 'FAILED') {
-    return { kind: 'disable', reason: `The Discord webhook was deleted or its token is invalid (HTTP ${result.statusCode})` };
-  }
+  if (result.endpointGone && status === 'FAILED') return { kind: 'disable', reason: result.endpointGone };
   if (channelType === 'Telegram' && status === 'BLOCKED_BY_USER') {
     return { kind: 'disable', reason: 'The bot was blocked or removed from the Telegram chat (HTTP 403)' };
   }

@@ -142,7 +142,8 @@ describe('Discord autocomplete', () => {
   it('offers the market a typed word finds', async () => {
     const i = interaction('9507', 4, { name: 'alert', options: [{ name: 'market', type: 3, value: 'comet', focused: true }] });
     await discordBot().handleInteraction(i);
-    expect(onlyCallback(discordApi, i).data.choices).toEqual([{ name: event.markets[0]!.question, value: event.markets[0]!.id }]);
+    // The label tells the watched outcome's price too (#16 item 6; this catalog row has no end date).
+    expect(onlyCallback(discordApi, i).data.choices).toEqual([{ name: `${event.markets[0]!.question} · Yes 50 %`, value: event.markets[0]!.id }]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { Update } from 'grammy/types';
 import { count, eq } from 'drizzle-orm';
 import { deliveryWords } from '../../src/bots/commands/alert-history.js';
 import { COMMANDS, runCommand } from '../../src/bots/commands/index.js';
-import { NOTHING_TO_TEST, TEST_SENT } from '../../src/bots/commands/test-alert.js';
+import { TEST_SENT } from '../../src/bots/commands/test-alert.js';
 import { createDiscordBot, DISCORD_COMMANDS, EPHEMERAL, NEED_WEBHOOK_PERMISSION, type RawInteraction } from '../../src/bots/discord/index.js';
 import { createTelegramBot, TELEGRAM_MENU } from '../../src/bots/telegram/index.js';
 import { notifications } from '../../src/db/schema/index.js';
@@ -232,7 +232,7 @@ describe(`/testalert in the bots (${engineName})`, () => {
     }
   });
 
-  it("Discord: the channel's Oddswatch webhook receives the test, a deleted one is made anew; a DM and a channel without permission say why", async () => {
+  it("Discord: the channel's Oddswatch webhook receives the test, a deleted one is made anew, a DM gets it from the bot; a channel without permission says why", async () => {
     const bot = discordBot();
     const sent = slash('8201', 'testalert', {}, { channel: 'chan-test' });
     await bot.handleInteraction(sent);
@@ -260,10 +260,19 @@ describe(`/testalert in the bots (${engineName})`, () => {
     await bot.handleInteraction(slash('8201', 'alert', { market: 'nope', type: 'up', percent: '50' }, { channel: 'chan-test' }));
     expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(2);
 
+    // In a DM the test goes where /alert there sends: a message of the bot's own in the DM (the
+    // bots role has DISCORD_TOKEN and DISCORD_API_URL in its settings).
     const postsBefore = discord.callsTo('POST', /^\/api\/webhooks\//).length;
+    const botSettings = { ...env.config, DISCORD_TOKEN: 'discord-bot-token', DISCORD_API_URL: discord.url };
+    const dmBot = createDiscordBot({ token: 'discord-bot-token', applicationId: APP, apiUrl: discord.url, deps: { ...deps(), config: botSettings } });
     const dm = slash('8201', 'testalert', {}, { guild: '', channel: 'dm-8201' });
-    await bot.handleInteraction(dm);
-    expect(answer(dm)).toEqual({ content: NOTHING_TO_TEST, flags: EPHEMERAL });
+    await dmBot.handleInteraction(dm);
+    expect(answer(dm)).toEqual({ content: TEST_SENT, flags: EPHEMERAL });
+    const [dmPost, ...moreDm] = discord.callsTo('POST', /^\/v10\/channels\/dm-8201\/messages$/);
+    expect(moreDm).toEqual([]);
+    expect(dmPost!.authorization).toBe('Bot discord-bot-token');
+    expect(dmPost!.body.embeds[0].description).toContain(`**${TEST_LABEL}**`);
+    expect(dmPost!.body.components).toHaveLength(1); // the links only: a test has no rule to pause
     discord.forbiddenChannels.add('chan-locked');
     const locked = slash('8201', 'testalert', {}, { channel: 'chan-locked' });
     await bot.handleInteraction(locked);

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { catalogMarkets } from '../../src/db/schema/index.js';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/bots/commands/index.js';
@@ -100,6 +101,33 @@ async function discordToken(bot: ReturnType<typeof makeBot>, userId: string): Pr
   const i = slash(userId, 'token', {}, { guild: '', channel: 'dm1' });
   await bot.handleInteraction(i);
   return /\n(\S+)\n/.exec(callbackFor(i).data.content)![1]!;
+}
+
+/** What the engine writes when a price rule fires: the notification, with the rule's channels as stored. */
+async function firePriceAlert(
+  accountId: string,
+  subscriptionId: string,
+  fired: { marketId: string; question: string; type: string; percent: number; price: number },
+  channel: { discordChannelId: string },
+) {
+  await writeNotification(env.database.db, {
+    accountId,
+    subscriptionId,
+    type: 'price_notification',
+    payload: {
+      type: 'price_notification',
+      userId: accountId,
+      subscriptionId,
+      marketId: fired.marketId,
+      marketQuestion: fired.question,
+      polymarketSlug: 'mars-landing',
+      subscriptionTypeConfig: { type: fired.type, config: { params: { threshold_percent: fired.percent } } },
+      detectedValue: fired.price,
+      detectedAt: new Date().toISOString(),
+    },
+    dedupeKey: `discord-dm-${subscriptionId}`,
+    channels: [{ type: 'Discord', settings: channel }],
+  });
 }
 
 describe('the Discord bot against a local fake Discord REST API', () => {
@@ -238,7 +266,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     // #16: a word's first letters are enough, as a person types them.
     const prefix: RawInteraction = { ...base('8005', 4), data: { name: 'alert', options: [{ name: 'market', type: 3, value: 'Mar', focused: true }] } };
     await bot.handleInteraction(prefix);
-    expect(callbackFor(prefix).data.choices).toEqual(event.markets.map((m) => ({ name: m.question, value: m.id })));
+    // #16 item 6: the label adds the watched outcome's price (no end date in this catalog row).
+    expect(callbackFor(prefix).data.choices).toEqual(event.markets.map((m) => ({ name: `${m.question} · Yes 50 %`, value: m.id })));
 
     const created = slash('8005', 'alert', { market: event.markets[0]!.id, type: 'below', percent: 20 }, { guild: '', channel: 'dm5' });
     await bot.handleInteraction(created);
@@ -248,12 +277,38 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     expect(callbackFor(id)).toEqual({ type: 8, data: { choices: [{ name: expect.stringContaining('Less Than 20%'), value: subId }] } });
   });
 
+  it('autocomplete labels read "question · outcome price · end date", tell alike markets apart by event, and show alerts without ids', async () => {
+    const bot = makeBot();
+    const mayor = await seedEvent(env.database, { title: 'Qworble mayor race' });
+    const council = await seedEvent(env.database, { title: 'Qworble council vote' });
+    await env.database.db.update(catalogMarkets).set({ question: 'Will Qworble win?', outcomePrices: [0.62, 0.38], endDate: new Date('2031-06-30T12:00:00Z') }).where(eq(catalogMarkets.id, mayor.markets[0]!.id));
+    await env.database.db.update(catalogMarkets).set({ question: 'Will Qworble win?', outcomePrices: [0.62, 0.38], endDate: new Date('2031-06-30T12:00:00Z') }).where(eq(catalogMarkets.id, council.markets[0]!.id));
+    const typed: RawInteraction = { ...base('8007', 4), data: { name: 'alert', options: [{ name: 'market', type: 3, value: 'qworble', focused: true }] } };
+    await bot.handleInteraction(typed);
+    const choices: { name: string; value: string }[] = callbackFor(typed).data.choices;
+    expect(choices.map((c) => [c.value, c.name]).sort()).toEqual(
+      [
+        [mayor.markets[0]!.id, 'Will Qworble win? · Qworble mayor race · Yes 62 % · ends Jun 30, 2031'],
+        [council.markets[0]!.id, 'Will Qworble win? · Qworble council vote · Yes 62 % · ends Jun 30, 2031'],
+      ].sort(),
+    );
+
+    const made = slash('8007', 'alert', { market: mayor.markets[0]!.id, type: 'above', percent: 70, repeat: 'once' }, { guild: '', channel: 'dm-8007' });
+    await bot.handleInteraction(made);
+    const alertId = subscriptionIdOf(callbackFor(made).data.content);
+    const picking: RawInteraction = { ...base('8007', 4), data: { name: 'pause', options: [{ name: 'id', type: 3, value: 'qworble', focused: true }] } };
+    await bot.handleInteraction(picking);
+    expect(callbackFor(picking).data.choices).toEqual([{ name: 'Greater Than 70% · Will Qworble win? · once', value: alertId }]);
+  });
+
   it('private replies (token, alerts, inbox, watchlists) are ephemeral', async () => {
     const bot = makeBot();
     for (const name of ['token', 'alerts', 'inbox', 'watchlists']) {
       const i = slash('8006', name);
       await bot.handleInteraction(i);
       expect(callbackFor(i).data.flags, name).toBe(EPHEMERAL);
+      // In a server the list itself is the private answer: no "I sent you a private message" there.
+      expect(callbackFor(i).data.content, name).not.toBe('I sent you a private message.');
     }
     const help = slash('8006', 'help');
     await bot.handleInteraction(help);
@@ -349,6 +404,91 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     await bot.handleInteraction(yes);
     expect(callbackFor(yes)).toMatchObject({ type: 7, data: { content: expect.stringMatching(/^Deleted ✓\n/), components: [] } });
     await env.http.get(`/subscription/${ours}`).set(auth).expect(404);
+  });
+
+  it('an alert made in a DM is posted in that DM by the bot, with Pause and Delete; the REST API shows a bare Discord channel', async () => {
+    const bot = makeBot();
+    const where = { guild: '', channel: 'dm-8301' };
+    const create = slash('8301', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 55 }, where);
+    await bot.handleInteraction(create);
+    const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
+    expect(api.callsTo('POST', /\/webhooks$/).filter((c) => c.path.includes('dm-8301'))).toEqual([]); // no webhook in a DM
+
+    // The REST view stays the spec's: no setting of ours; and REST cannot make such a channel.
+    const auth = { Authorization: `Bearer ${await discordToken(bot, '8301')}` };
+    const shown = (await env.http.get(`/subscription/${subscriptionId}`).set(auth).expect(200)).body.subscription;
+    expect(shown.channels.map(({ status: _s, ...c }: { status?: string }) => c)).toEqual([{ type: 'Discord' }]);
+    const refused = await env.http
+      .post('/subscriptions')
+      .set(auth)
+      .send({
+        watchlistId: shown.watchlistId,
+        subscriptionScope: 'Market',
+        eventId: event.id,
+        marketId: event.markets[0]!.id,
+        subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 56 } } },
+        channels: [{ type: 'Discord', settings: { discordChannelId: 'dm-8301' } }],
+      })
+      .expect(400);
+    expect(refused.body).toEqual({ error: expect.any(String) });
+
+    const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8301' });
+    const config = { ...env.config, DISCORD_TOKEN: 'worker-bot-token', DISCORD_API_URL: api.url, PUBLIC_URL: 'https://oddswatch.example' };
+    const worker = await startWorkerRole({ database: env.database, config, logger });
+    try {
+      // What the engine writes when the price crosses 55 %.
+      const fired = { marketId: event.markets[0]!.id, question: 'Will it land?', type: 'Crossing Up', percent: 55, price: 0.57 };
+      await firePriceAlert(account.id, subscriptionId, fired, { discordChannelId: 'dm-8301' });
+      const [posted] = await waitFor(() => {
+        const calls = api.callsTo('POST', /^\/v10\/channels\/dm-8301\/messages$/);
+        return calls.length > 0 && calls;
+      });
+      expect(posted!.authorization).toBe('Bot worker-bot-token');
+      expect(posted!.body.username).toBeUndefined(); // a bot message: its own name
+      expect(posted!.body.embeds[0].title).toContain('Will it land?');
+      expect(posted!.body.allowed_mentions).toEqual({ parse: [] });
+      const buttons = posted!.body.components.flatMap((row: { components: { custom_id?: string; label: string }[] }) => row.components.map((b) => b.custom_id ?? b.label));
+      expect(buttons.slice(0, 4)).toEqual(['Open market', 'Chart', `pause:${subscriptionId}`, `delete:${subscriptionId}`]);
+      expect(buttons.slice(4).every((b: string) => b.startsWith(`snooze:${subscriptionId}:`))).toBe(true);
+    } finally {
+      await worker.stop();
+    }
+
+    // The bot's own message: its Pause reaches the bot, from the DM.
+    const pause: RawInteraction = { ...base('8301', 3, where), data: { custom_id: `pause:${subscriptionId}` } };
+    await bot.handleInteraction(pause);
+    expect(callbackFor(pause).data.content).toMatch(/^Paused ✓/);
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account };
+    expect((await getSubscription({ ctx, input: { subscriptionId } })).status).toEqual({ enabled: false, reason: 'Paused by user' });
+  });
+
+  it('a DM the user closed (Discord 403) disables the channel at once, and says why', async () => {
+    const bot = makeBot();
+    const where = { guild: '', channel: 'dm-8302' };
+    const create = slash('8302', 'alert', { market: event.markets[1]!.id, type: 'down', percent: 30 }, where);
+    await bot.handleInteraction(create);
+    const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
+    api.forbiddenChannels.add('dm-8302');
+    const account = await findOrCreateChatAccount(env, { kind: 'discord', userId: '8302' });
+    const config = { ...env.config, DISCORD_TOKEN: 'worker-bot-token', DISCORD_API_URL: api.url };
+    const worker = await startWorkerRole({ database: env.database, config, logger });
+    const auth = { Authorization: `Bearer ${await discordToken(bot, '8302')}` };
+    try {
+      const fired = { marketId: event.markets[1]!.id, question: 'Will it land later?', type: 'Crossing Down', percent: 30, price: 0.25 };
+      await firePriceAlert(account.id, subscriptionId, fired, { discordChannelId: 'dm-8302' });
+      const [health] = await waitFor(async () => {
+        const body = (await env.http.get(`/subscription/${subscriptionId}/channels/health`).set(auth).expect(200)).body;
+        return body.channels[0].state === 'disabled' && body.channels;
+      });
+      expect(health).toMatchObject({
+        type: 'Discord',
+        state: 'disabled',
+        disabledReason: 'Discord refused the direct message: the user blocked the bot or takes no direct messages (HTTP 403)',
+      });
+    } finally {
+      await worker.stop();
+      api.forbiddenChannels.delete('dm-8302');
+    }
   });
 
   it('defers a slow command (type 5) and puts its answer in place of the placeholder', async () => {

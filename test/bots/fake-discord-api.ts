@@ -16,7 +16,7 @@ export interface FakeDiscordApi {
   /** The REST base without /v10, as `new REST({ api })` takes it. */
   url: string;
   calls: DiscordCall[];
-  /** Channels where webhook creation answers 403 Missing Permissions. */
+  /** Channels where webhook creation answers 403 Missing Permissions, and a bot message 403 (a DM the user closed). */
   forbiddenChannels: Set<string>;
   /** Answers to requests whose path matches wait this long first (a slow Discord). */
   delays: { path: RegExp; ms: number }[];
@@ -103,6 +103,14 @@ export async function startFakeDiscordApi(applicationId: string): Promise<FakeDi
         if (forbiddenChannels.has(channel)) return json(403, { message: 'Missing Permissions', code: 50013 });
         if (req.method === 'GET') return json(200, hooks.get(channel) ?? []);
         return json(200, makeHook(channel, body?.name, applicationId));
+      }
+      // Create Message: the bot's own post (a DM). Bot auth; a forbidden channel answers as a DM
+      // to a user who blocked the bot or takes no DMs does.
+      if (req.method === 'POST' && (m = /^\/v10\/channels\/([^/]+)\/messages$/.exec(path))) {
+        if (!/^Bot \S+$/.test(req.headers.authorization ?? '')) return json(401, { message: '401: Unauthorized', code: 0 });
+        if (forbiddenChannels.has(m[1]!)) return json(403, { message: 'Cannot send messages to this user', code: 50007 });
+        if (refuse(checkDiscordMessage(body))) return;
+        return json(200, { id: String(Date.now()), channel_id: m[1], ...body });
       }
       // A channel webhook itself: Get Webhook with Token (no auth) and Execute Webhook.
       if ((m = /^\/api\/webhooks\/([^/]+)\/([^/]+)$/.exec(path))) {

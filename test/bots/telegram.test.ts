@@ -36,7 +36,7 @@ function commandUpdate(fromId: number, text: string, chat: { id: number; type: '
   } as Update;
 }
 
-function callbackUpdate(fromId: number, data: string) {
+function callbackUpdate(fromId: number, data: string, chat: { id: number; type: 'private' | 'group' } = { id: fromId, type: 'private' }) {
   return {
     update_id: updateId++,
     callback_query: {
@@ -44,9 +44,14 @@ function callbackUpdate(fromId: number, data: string) {
       from: user(fromId),
       chat_instance: 'ci',
       data,
-      message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: fromId, type: 'private' as const, first_name: 'U' }, text: 'x' },
+      message: {
+        message_id: 1,
+        date: Math.floor(Date.now() / 1000),
+        chat: chat.type === 'private' ? { ...chat, first_name: 'U' } : { ...chat, title: 'Group' },
+        text: 'x',
+      },
     },
-  };
+  } as Update;
 }
 
 function makeBot() {
@@ -180,6 +185,61 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(dm!.text).toMatch(/API token/);
     expect(inGroup!.chat_id).toBe(-5000);
     expect(inGroup!.text).toBe('I sent you a private message.');
+  });
+
+  it("in a group, another member's tap on someone's Pause is answered to the tapper alone and pauses nothing", async () => {
+    const bot = makeBot();
+    await bot.init();
+    const group = { id: -5100, type: 'group' as const };
+    await bot.handleUpdate(commandUpdate(7010, `/alert ${event.markets[0]!.id} up 70`, group));
+    const pause = api.callsTo('sendMessage').at(-1)!.body.reply_markup.inline_keyboard[0][0].callback_data as string;
+    const sentBefore = api.callsTo('sendMessage').length;
+
+    await bot.handleUpdate(callbackUpdate(7011, pause, group));
+    const answered = api.callsTo('answerCallbackQuery').at(-1)!.body;
+    expect(answered.show_alert).toBe(true);
+    expect(answered.text).toMatch(/can't find that alert/);
+    expect(api.callsTo('sendMessage').length).toBe(sentBefore); // nothing posted in the group
+    const owner = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '7010' });
+    const ctx = { database: env.database, config: env.config, logger, caller: { kind: 'system' as const }, account: owner };
+    const stored = await getSubscription({ ctx, input: { subscriptionId: pause.slice('pause:'.length) } });
+    expect(stored.status.enabled).toBe(true);
+  });
+
+  it('in a group, /alerts, /watchlists, /inbox and /tokens go to the private chat; the group hears only that', async () => {
+    const bot = makeBot();
+    await bot.init();
+    const group = { id: -5200, type: 'group' as const };
+    await bot.handleUpdate(commandUpdate(7012, `/alert ${event.markets[1]!.id} below 20`, group));
+    for (const [command, privately] of [
+      ['/alerts', /below 20%/],
+      ['/watchlists', /event/],
+      ['/inbox', /./],
+      ['/tokens', /API tokens/],
+    ] as const) {
+      const before = api.callsTo('sendMessage').length;
+      await bot.handleUpdate(commandUpdate(7012, command, group));
+      const [dm, inGroup, ...more] = api.callsTo('sendMessage').slice(before).map((c) => c.body);
+      expect(more).toEqual([]);
+      expect(dm!.chat_id).toBe(7012);
+      expect(dm!.text).toMatch(privately);
+      expect(inGroup).toMatchObject({ chat_id: -5200, text: 'I sent you a private message.' });
+      expect(inGroup!.reply_markup).toBeUndefined();
+    }
+  });
+
+  it('in a group, a personal list for someone who never opened a private chat says how to get it, and shows nothing', async () => {
+    const bot = makeBot();
+    await bot.init();
+    const group = { id: -5300, type: 'group' as const };
+    await bot.handleUpdate(commandUpdate(7013, `/alert ${event.markets[1]!.id} above 90`, group));
+    api.blockedChats.add(7013);
+    const before = api.callsTo('sendMessage').length;
+    await bot.handleUpdate(commandUpdate(7013, '/alerts', group));
+    const inGroup = api.callsTo('sendMessage').slice(before).map((c) => c.body).filter((b) => b.chat_id === -5300);
+    expect(inGroup).toHaveLength(1);
+    expect(inGroup[0]!.text).toBe('I cannot write to you privately yet: open a private chat with me, press Start, and ask there again.');
+    api.blockedChats.delete(7013);
   });
 
   it('ignores commands addressed to another bot', async () => {

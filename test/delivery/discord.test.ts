@@ -245,3 +245,48 @@ describe('Discord channel', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 });
+
+describe('Discord direct message (the bot posts itself)', () => {
+  const dmSender = (r: Receiver, withToken = true) =>
+    createDiscordSender({ allowPrivate: false, timeoutMs: 2000, apiUrl: `${r.url}/api`, ...(withToken ? { botToken: 'bot-tok' } : {}) });
+  const dm = { discordChannelId: '4455' };
+
+  it('POSTs the embed and Pause and Delete to the channel\'s messages with the bot token, even with private URLs refused', async () => {
+    receiver = await startReceiver((_req, res) => json(res, 200, { id: '1' }));
+    expect(await dmSender(receiver).send(job({ settings: dm }))).toMatchObject({ outcome: 'sent', statusCode: 200 });
+    const req = receiver.requests[0]!;
+    expect(req.url).toBe('/api/v10/channels/4455/messages');
+    expect(req.headers.authorization).toBe('Bot bot-tok');
+    const body = JSON.parse(req.body);
+    expect(body.username).toBeUndefined();
+    expect(body.embeds[0].title).toBe(pricePayload.marketQuestion);
+    const ids = body.components.flatMap((row: { components: { custom_id?: string }[] }) => row.components.map((b) => b.custom_id)).filter(Boolean);
+    expect(ids.slice(0, 2)).toEqual(['pause:sub-1', 'delete:sub-1']);
+  });
+
+  it.each([
+    [403, 'Discord refused the direct message: the user blocked the bot or takes no direct messages (HTTP 403)'],
+    [404, 'The Discord direct message channel no longer exists (HTTP 404)'],
+  ])('HTTP %i fails for good and names the channel gone', async (status, error) => {
+    receiver = await startReceiver((_req, res) => json(res, status, { message: 'Cannot send messages to this user', code: 50007 }));
+    expect(await dmSender(receiver).send(job({ settings: dm }))).toMatchObject({ outcome: 'failed', statusCode: status, error, endpointGone: error });
+  });
+
+  it('a refused bot token (401) fails without calling the channel gone: it is the worker\'s setting, not the DM', async () => {
+    receiver = await startReceiver((_req, res) => json(res, 401, { message: '401: Unauthorized', code: 0 }));
+    const result = await dmSender(receiver).send(job({ settings: dm }));
+    expect(result).toMatchObject({ outcome: 'failed', statusCode: 401 });
+    expect(result.endpointGone).toBeUndefined();
+  });
+
+  it('retries after 429 with retry_after from the body', async () => {
+    receiver = await startReceiver((_req, res) => json(res, 429, { message: 'You are being rate limited.', retry_after: 0.5, global: false }));
+    expect(await dmSender(receiver).send(job({ settings: dm }))).toMatchObject({ outcome: 'retry', statusCode: 429, retryAfterMs: 500 });
+  });
+
+  it('without DISCORD_TOKEN it fails with that reason and calls nothing', async () => {
+    receiver = await startReceiver((_req, res) => json(res, 200, {}));
+    expect(await dmSender(receiver, false).send(job({ settings: dm }))).toMatchObject({ outcome: 'failed', error: expect.stringContaining('DISCORD_TOKEN') });
+    expect(receiver.requests).toEqual([]);
+  });
+});

@@ -13,6 +13,7 @@ const ALERTS_PER_PAGE = 8;
 
 export const alertsCommand: Command = {
   name: 'alerts',
+  personal: true,
   params: [alertIdParam("An alert: its last 5 firings and how each was delivered", true)],
   summary: "Your alerts, with buttons to pause, resume or delete each; or one alert's last 5 firings",
   async run({ ctx, chat, values, page }) {

@@ -30,6 +30,7 @@ function notificationLine(n: NotificationView): string {
 
 export const inboxCommand: Command = {
   name: 'inbox',
+  personal: true,
   summary: 'Your notifications, newest first, a page at a time',
   async run({ ctx, chat, page }) {
     const { notifications } = await listNotifications({ ctx, input: { limit: String(INBOX_SHOWN) } });

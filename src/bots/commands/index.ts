@@ -9,7 +9,7 @@ import { errorReply } from './replies.js';
 import { searchCommand, searchPage } from './search.js';
 import { snoozeCommand } from './snooze.js';
 import { testAlertCommand } from './test-alert.js';
-import { revokeCommand, tokenCommand, tokensCommand } from './token.js';
+import { PRIVATE_ONLY, revokeCommand, tokenCommand, tokensCommand } from './token.js';
 import { decodeButton } from '../../domain/button-actions.js';
 import { checkValues, pickSubcommand, valuesFromWords, type ParamValue, type Values } from './params.js';
 import type { BotReply, ChatInfo, Command } from './types.js';
@@ -75,6 +75,9 @@ async function runWith(
   } catch (err) {
     reply = errorReply(err, command, chat.kind, ctx.logger);
   }
+  if (command.personal && !chat.isPrivate && !reply.privateMessage) {
+    reply = { ...reply, text: PRIVATE_ONLY, privateMessage: reply.text };
+  }
   return command.answersTapPrivately ? { ...reply, tapperOnly: true } : reply;
 }
 
@@ -116,6 +119,9 @@ export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: strin
   // A page of someone's own list is answered by whoever taps: in a group (where everyone sees the
   // buttons, Telegram) it must not replace the list another member asked for.
   const othersMessage = decoded.command === 'page' && !chat.isPrivate && !command.publicAnswer;
+  // A tap that changed nothing (someone else's alert is "not found" to the tapper) is the tapper's
+  // business alone: in a group it must not post in the chat.
+  if (reply.failed) return { ...reply, tapperOnly: true };
   return EDITING_TAPS.has(decoded.command) && !othersMessage && !reply.failed && !reply.tapperOnly ? { ...reply, edit: true } : reply;
 }
 

@@ -1,5 +1,5 @@
 import { DEFAULT_TRIGGER_INTERVAL } from '../../domain/enums.js';
-import type { Channel, SubscriptionView } from '../../services/subscriptions/index.js';
+import type { ChatChannel, SubscriptionView } from '../../services/subscriptions/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
 import type { BotButton, ChatInfo } from './types.js';
 
@@ -17,8 +17,8 @@ export function describeSubscription(s: SubscriptionView): string {
   return `• ${s.subscriptionId}: ${rule} on "${what}", ${when} — ${status}`;
 }
 
-/** This chat as an alert's channel: the transport's own (Discord webhook), a Telegram chat, or the in-app inbox. */
-export function chatChannel(chat: ChatInfo): Channel {
+/** This chat as an alert's channel: the transport's own (Discord webhook or DM), a Telegram chat, or the in-app inbox. */
+export function chatChannel(chat: ChatInfo): ChatChannel {
   if (chat.channel) return chat.channel;
   if (chat.kind === 'telegram') return { type: 'Telegram', settings: { telegramChatId: Number(chat.chatId) } };
   return { type: 'In App' };

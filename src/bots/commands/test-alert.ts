@@ -1,25 +1,23 @@
-import { testChannel, type TestSendResult } from '../../services/channels/index.js';
-import type { Channel } from '../../services/subscriptions/index.js';
+import { testChatChannel, type TestSendResult } from '../../services/channels/index.js';
+import type { ChatChannel } from '../../services/subscriptions/index.js';
 import { chatChannel } from './shared.js';
 import type { Command } from './types.js';
 
 export const TEST_SENT = 'Test alert sent ✓';
 
 /**
- * A Discord direct message has no channel of its own for alerts: `/alert` there sends to the
- * in-app inbox, which a test cannot reach or fail to reach (and the test send stores nothing).
+ * A chat with no channel of its own for alerts: `/alert` there sends to the in-app inbox, which a
+ * test cannot reach or fail to reach (and the test send stores nothing).
  */
-export const NOTHING_TO_TEST =
-  'Alerts you make in a direct message go to your Oddswatch inbox (/inbox), not to this chat, so there is nothing here to test. ' +
-  'Send /testalert in a server channel to test the alerts posted there.';
+const NOTHING_TO_TEST = 'Alerts you make here go to your Oddswatch inbox (/inbox), not to this chat, so there is nothing here to test.';
 
 /** What failed, in chat words; the sender's own sentence otherwise (it never holds a URL or token). */
-function failureWords(channel: Channel, result: TestSendResult): string {
+function failureWords(channel: ChatChannel, result: TestSendResult): string {
   const { statusCode, error } = result;
   if (channel.type === 'Telegram' && statusCode === 403) {
     return 'Telegram refused it: I may have been blocked, removed from this chat, or not allowed to post here.';
   }
-  if (channel.type === 'Discord' && (statusCode === 401 || statusCode === 404)) {
+  if (channel.type === 'Discord' && 'discordWebhookUrl' in channel.settings && (statusCode === 401 || statusCode === 404)) {
     return "Discord says this channel's Oddswatch webhook was deleted. Send /testalert again to set up a new one.";
   }
   if (error) return error;
@@ -33,7 +31,7 @@ export const testAlertCommand: Command = {
   async run({ ctx, chat }) {
     const channel = chatChannel(chat);
     if (channel.type === 'In App') return { text: NOTHING_TO_TEST };
-    const result = await testChannel({ ctx, input: channel });
+    const result = await testChatChannel({ ctx, input: channel });
     if (result.ok) return { text: TEST_SENT };
     return { text: `The test alert did not arrive: ${failureWords(channel, result)}` };
   },

@@ -25,6 +25,7 @@ const describeToken = (t: TokenSummary, i: number): string =>
 /** The account's API tokens, numbered as `/revoke` takes them. Prefixes only: safe in a group too. */
 export const tokensCommand: Command = {
   name: 'tokens',
+  personal: true,
   summary: 'Your API tokens, numbered for /revoke',
   async run({ ctx }) {
     const tokens = await listTokens({ ctx });

@@ -1,7 +1,7 @@
 import type { Signature, Values } from './params.js';
 import type { ServiceContext } from '../../services/context.js';
 import type { ChannelType } from '../../domain/enums.js';
-import type { Channel } from '../../services/subscriptions/index.js';
+import type { Channel, ChatChannel } from '../../services/subscriptions/index.js';
 
 export interface ChatInfo {
   kind: 'telegram' | 'discord';
@@ -9,8 +9,8 @@ export interface ChatInfo {
   isPrivate: boolean;
   /** The platform's id of the user who sent this (Telegram user id, Discord user id): who owns a guided alert. */
   userId?: string;
-  /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook). */
-  channel?: Channel;
+  /** Where `alert` sends from this chat, when the transport knows better (a Discord channel's webhook, a Discord DM). */
+  channel?: ChatChannel;
   /**
    * Where an alert saved by a button tap is sent, when finding it costs a platform call (a Discord
    * channel's webhook): asked only when the alert is saved.
@@ -30,7 +30,10 @@ export interface BotReply {
   /** The reply holds a secret: send it in a private chat only. */
   private?: boolean;
   buttons?: BotButton[][];
-  /** Text for the user's private chat only (a secret asked for in a group); the transport sends it there. */
+  /**
+   * Text for the user's private chat only (a secret or a personal list asked for in a group); the
+   * transport sends it there, with `buttons`, and `text` in the chat (Discord: all to the caller alone).
+   */
   privateMessage?: string;
   /** When the command came from a button tap: answer the tapper alone, nothing in the chat. */
   tapperOnly?: boolean;
@@ -69,6 +72,8 @@ export interface Command extends Signature {
   answersTapPrivately?: boolean;
   /** Its answer is for the whole chat (help, search); every other answer is about the caller's own data. */
   publicAnswer?: boolean;
+  /** A list of the caller's own things: asked for in a group, it is sent to the caller privately. */
+  personal?: boolean;
 }
 
 /** A refusal whose message is already the chat's answer (a missing platform permission). */

@@ -12,6 +12,7 @@ const eventCount = (w: WatchlistView) => {
 
 export const watchlistsCommand: Command = {
   name: 'watchlists',
+  personal: true,
   summary: 'Your watchlists, a page at a time, with a button to show each',
   async run({ ctx, chat, page }) {
     const all = await listWatchlists({ ctx, input: {} });

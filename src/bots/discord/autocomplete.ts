@@ -1,15 +1,13 @@
 import { COMMANDS, type Param } from '../commands/index.js';
-import { describeSubscription } from '../commands/shared.js';
 import type { ServiceContext } from '../../services/context.js';
 import { isServiceError } from '../../services/errors.js';
 import { findMarket, findMarkets } from '../../services/search/index.js';
 import { listSubscriptions } from '../../services/subscriptions/index.js';
-import { cutText } from '../../text/cut.js';
+import { alertChoices, marketChoices } from './choice-labels.js';
 import { CALLBACK, loggable, type InteractionCallback, type RawInteraction } from './interaction.js';
 import type { RawOption } from './slash.js';
 
 const MAX_CHOICES = 25; // Discord's limit
-const MAX_NAME = 100;
 
 type Choice = { name: string; value: string };
 type Source = NonNullable<Extract<Param, { kind: 'text' }>['autocomplete']>;
@@ -19,21 +17,20 @@ const SOURCES: Record<Source, (ctx: ServiceContext, typed: string) => Promise<Ch
   async market(ctx, typed) {
     if (typed === '') return [];
     const found = await findMarkets({ ctx, input: { q: typed, limit: MAX_CHOICES } });
-    const choices = found.map((m) => ({ name: cutText(m.question, MAX_NAME), value: m.id }));
-    if (choices.length > 0 || !/^\d+$/.test(typed)) return choices;
+    if (found.length > 0 || !/^\d+$/.test(typed)) return marketChoices(found);
     const market = await findMarket({ ctx, input: { marketId: typed } }).catch((err: unknown) => {
       // An id that is no market is an answer ("none"), not a failure.
       if (isServiceError(err) && err.kind === 'not_found') return undefined;
       throw err;
     });
-    return market ? [{ name: cutText(market.question, MAX_NAME), value: market.id }] : [];
+    return market ? marketChoices([market]) : [];
   },
-  /** The caller's alerts whose description holds the typed words. */
+  /** The caller's alerts whose label holds the typed words, or whose id starts with them (pasted). */
   async alert(ctx, typed) {
     const lower = typed.toLowerCase();
-    return (await listSubscriptions({ ctx, input: {} }))
-      .map((s) => ({ name: cutText(describeSubscription(s).replace(/^• /, ''), MAX_NAME), value: s.subscriptionId }))
-      .filter((c) => c.name.toLowerCase().includes(lower));
+    return alertChoices(await listSubscriptions({ ctx, input: {} })).filter(
+      (c) => c.name.toLowerCase().includes(lower) || c.value.toLowerCase().startsWith(lower),
+    );
   },
 };
 

@@ -97,7 +97,10 @@ export function createDiscordBot({
       reply = await runButton(ctx, chat, interaction.data?.custom_id ?? '');
     } else {
       const name = interaction.data?.name ?? '';
-      if (CHANNEL_COMMANDS.has(name) && inGuild && interaction.channel_id) {
+      if (CHANNEL_COMMANDS.has(name) && !inGuild && interaction.channel_id) {
+        // A DM has no webhooks: the bot posts there itself (the worker needs DISCORD_TOKEN for it).
+        chat.channel = { type: 'Discord', settings: { discordChannelId: interaction.channel_id } };
+      } else if (CHANNEL_COMMANDS.has(name) && interaction.channel_id) {
         try {
           // A test must try the webhook Discord has now, and leaves /alert here with it.
           chat.channel = await channelWebhook(interaction.channel_id, name === 'testalert');
@@ -108,9 +111,9 @@ export function createDiscordBot({
       }
       reply = await runWithValues(ctx, chat, name, valuesFromOptions(interaction.data?.options));
     }
-    // A secret asked for in a guild: an ephemeral reply is already private to the caller.
+    // A secret or a personal list asked for in a guild: an ephemeral reply is already private to the caller.
     const secret = reply.privateMessage ?? (reply.private ? reply.text : undefined);
-    if (secret) return send(secret, true);
+    if (secret) return send(secret, true, reply);
     await send(reply.text, reply.failed === true || isPrivate(interaction), reply);
   }
 

@@ -10,20 +10,27 @@ function keyboard(reply: BotReply): InlineKeyboardMarkup | undefined {
   return { inline_keyboard: reply.buttons.map((row) => row.map((b) => ({ text: b.label, callback_data: b.action }))) };
 }
 
-/** Sends a command reply: secrets to the user's private chat, the rest to this chat with its buttons. */
+export const OPEN_PRIVATE_CHAT = 'I cannot write to you privately yet: open a private chat with me, press Start, and ask there again.';
+
+/**
+ * Sends a command reply: a private message (with the reply's buttons) to the user's private chat
+ * and the short public text here, or the whole reply to this chat.
+ */
 export async function sendReply(ctx: OddsContext, reply: BotReply): Promise<void> {
-  let text = reply.text;
-  if (reply.privateMessage && ctx.from) {
-    try {
-      await ctx.api.sendMessage(ctx.from.id, reply.privateMessage);
-    } catch (err) {
-      // The user never opened a private chat with the bot: Telegram refuses the message.
-      ctx.log.warn({ err }, 'could not send a private message');
-      text = 'I cannot write to you privately yet: open a private chat with me, press Start, and send /token there.';
-    }
-  }
   const markup = keyboard(reply);
-  await ctx.reply(cutLines(text, MAX_TEXT), markup ? { reply_markup: markup } : {});
+  if (!reply.privateMessage || !ctx.from) {
+    await ctx.reply(cutLines(reply.text, MAX_TEXT), markup ? { reply_markup: markup } : {});
+    return;
+  }
+  let text = reply.text;
+  try {
+    await ctx.api.sendMessage(ctx.from.id, cutLines(reply.privateMessage, MAX_TEXT), markup ? { reply_markup: markup } : {});
+  } catch (err) {
+    // The user never opened a private chat with the bot: Telegram refuses the message.
+    ctx.log.warn({ err }, 'could not send a private message');
+    text = OPEN_PRIVATE_CHAT;
+  }
+  await ctx.reply(cutLines(text, MAX_TEXT));
 }
 
 /**

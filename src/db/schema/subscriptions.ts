@@ -16,6 +16,8 @@ export interface ChannelSettings {
   telegramChatId?: number;
   webhookUrl?: string;
   discordWebhookUrl?: string;
+  /** A Discord DM the bot posts to itself (our extension; never shown by the REST API). */
+  discordChannelId?: string;
 }
 
 export const subscriptions = pgTable(

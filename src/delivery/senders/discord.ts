@@ -110,6 +110,7 @@ export function renderDiscordComponents(m: AlertMessage, interactive: boolean): 
 /** `…/webhooks/{id}/{token}`, with or without /api/v10. */
 const WEBHOOK_PATH = /\/webhooks\/\d+\/[^/]+\/?$/;
 const MAX_CACHED_WEBHOOKS = 10_000;
+const DISCORD_API = 'https://discord.com/api';
 /** After a failed ownership lookup, alerts to that webhook go without Pause and Delete this long. */
 const FAILED_LOOKUP_RETRY_MS = 60_000;
 
@@ -124,9 +125,20 @@ export interface DiscordSenderOptions {
   applicationId?: string;
   /** The clock for the lookup cache (tests). */
   now?: () => number;
+  /** DISCORD_TOKEN: alerts made in a direct message are posted there by the bot itself. */
+  botToken?: string;
+  /** DISCORD_API_URL: Discord's REST base, without /v10. */
+  apiUrl?: string;
 }
 
-export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicationId, now = Date.now }: DiscordSenderOptions): ChannelSender {
+export function createDiscordSender({
+  allowPrivate,
+  timeoutMs = 5000,
+  applicationId,
+  now = Date.now,
+  botToken,
+  apiUrl = DISCORD_API,
+}: DiscordSenderOptions): ChannelSender {
   // Keyed by the whole webhook URL (host, id and token), not the id alone: an answer from one host
   // must not vouch for a webhook id that some other stored URL points at.
   const owned = new Map<string, { mine: boolean; until: number }>(); // webhook URL → made by our application
@@ -160,58 +172,104 @@ export function createDiscordSender({ allowPrivate, timeoutMs = 5000, applicatio
     }
   }
 
+  /**
+   * The message for one job: the alert embed (or an endpoint-health notice) and its buttons. Pause,
+   * Delete and Re-enable only when `interactive`: the message is one our application posts.
+   */
+  function messageOf(job: DeliveryJob, interactive: boolean) {
+    // An endpoint-health notice is about the account's channel, not a market: no rule buttons.
+    const notice = summarizeHealthNotice(job.payload);
+    if (notice) {
+      return {
+        embeds: [{ title: notice.title, description: cutText(notice.message, 4096), color: NOTICE_COLOR, footer: { text: 'Oddswatch' } }],
+        ...(notice.reEnableAction && interactive
+          ? { components: [{ type: 1, components: [{ type: 2, style: SUCCESS, label: 'Re-enable', custom_id: notice.reEnableAction }] }] }
+          : {}),
+        allowed_mentions: { parse: [] },
+      };
+    }
+    const alert = alertMessage({ fired: firedOf(job.payload, job), links: job.links, outcomeName: job.outcomeName, test: job.test });
+    return {
+      embeds: [renderDiscordEmbed(alert)],
+      // A test has no rule behind it to pause or delete.
+      components: renderDiscordComponents(alert, interactive && !job.test),
+      allowed_mentions: { parse: [] }, // market text must never ping @everyone
+    };
+  }
+
+  async function toWebhook(job: DeliveryJob, url: string): Promise<SendResult> {
+    let webhook: URL;
+    try {
+      webhook = new URL(url);
+    } catch {
+      return { outcome: 'failed', error: 'The discordWebhookUrl is not a valid URL', durationMs: 0 };
+    }
+    const target = new URL(webhook);
+    target.searchParams.set('wait', 'true');
+    // Without it Discord ignores the components of a webhook message.
+    target.searchParams.set('with_components', 'true');
+    // Only the interactive buttons depend on the lookup: skip it when there are none to show.
+    const notice = summarizeHealthNotice(job.payload);
+    const wantsButtons = notice ? Boolean(notice.reEnableAction) : !job.test;
+    const body = { username: 'Oddswatch', ...messageOf(job, wantsButtons && (await ownedByUs(webhook))) };
+    return post(target, body, { allowPrivate }, (status) => {
+      if (status !== 401 && status !== 404) return undefined;
+      const error = `Discord webhook was deleted or its token is invalid (HTTP ${status})`;
+      return { error, reason: `The ${error}` };
+    });
+  }
+
+  /** A DM: the bot's own message in its DM channel with the user, so its buttons always reach us. */
+  async function toDirectMessage(job: DeliveryJob, channelId: string): Promise<SendResult> {
+    if (!botToken) return { outcome: 'failed', error: 'DISCORD_TOKEN is not set for the worker: it cannot post in Discord direct messages', durationMs: 0 };
+    const target = new URL(`${apiUrl.replace(/\/+$/, '')}/v10/channels/${encodeURIComponent(channelId)}/messages`);
+    // The API base is the operator's setting, not a user's URL: the SSRF guard is not for it.
+    return post(target, messageOf(job, true), { allowPrivate: true, headers: { authorization: `Bot ${botToken}` } }, (status) => {
+      // A 401 is the worker's token, not this channel: it counts toward the span like any failure.
+      const error =
+        status === 403
+          ? 'Discord refused the direct message: the user blocked the bot or takes no direct messages (HTTP 403)'
+          : status === 404
+            ? 'The Discord direct message channel no longer exists (HTTP 404)'
+            : undefined;
+      return error ? { error, reason: error } : undefined;
+    });
+  }
+
+  /**
+   * POSTs a message and reads Discord's answer. `gone` names the statuses after which this
+   * endpoint will not work again by itself (the error, and the reason the channel is disabled for).
+   */
+  async function post(
+    target: URL,
+    body: unknown,
+    options: { allowPrivate: boolean; headers?: Record<string, string> },
+    gone: (status: number) => { error: string; reason: string } | undefined,
+  ): Promise<SendResult> {
+    try {
+      const response = await postJson(target, body, { ...options, timeoutMs });
+      const { statusCode, durationMs } = response;
+      if (isSuccess(statusCode)) return { outcome: 'sent', statusCode, durationMs };
+      if (statusCode === 429) {
+        // The body's fractional seconds are more precise than the header's whole ones.
+        const retryAfterMs =
+          retryAfterSecondsMs(parseJsonObject(response.body)?.['retry_after']) ?? retryAfterHeaderMs(response.headers['retry-after']);
+        return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error: 'Discord rate limit (HTTP 429)' };
+      }
+      const lost = gone(statusCode);
+      if (lost) return { outcome: 'failed', statusCode, durationMs, error: lost.error, endpointGone: lost.reason };
+      return { outcome: statusCode >= 500 ? 'retry' : 'failed', statusCode, durationMs, error: httpError(response) };
+    } catch (err) {
+      return networkFailure(err);
+    }
+  }
+
   return {
     async send(job: DeliveryJob): Promise<SendResult> {
-      const url = job.settings.discordWebhookUrl;
-      if (!url) return { outcome: 'failed', error: 'The Discord channel has no discordWebhookUrl', durationMs: 0 };
-      let webhook: URL;
-      try {
-        webhook = new URL(url);
-      } catch {
-        return { outcome: 'failed', error: 'The discordWebhookUrl is not a valid URL', durationMs: 0 };
-      }
-      const target = new URL(webhook);
-      target.searchParams.set('wait', 'true');
-      // Without it Discord ignores the components of a webhook message.
-      target.searchParams.set('with_components', 'true');
-      // An endpoint-health notice is about the account's channel, not a market: no rule buttons.
-      const notice = summarizeHealthNotice(job.payload);
-      const alert = alertMessage({ fired: firedOf(job.payload, job), links: job.links, outcomeName: job.outcomeName, test: job.test });
-      const body = notice
-        ? {
-            username: 'Oddswatch',
-            embeds: [{ title: notice.title, description: cutText(notice.message, 4096), color: NOTICE_COLOR, footer: { text: 'Oddswatch' } }],
-            // Re-enable, like Pause and Delete, only where the clicks reach our bot.
-            ...(notice.reEnableAction && (await ownedByUs(webhook))
-              ? { components: [{ type: 1, components: [{ type: 2, style: SUCCESS, label: 'Re-enable', custom_id: notice.reEnableAction }] }] }
-              : {}),
-            allowed_mentions: { parse: [] },
-          }
-        : {
-            username: 'Oddswatch',
-            embeds: [renderDiscordEmbed(alert)],
-            // A test has no rule behind it to pause or delete.
-            components: renderDiscordComponents(alert, !job.test && (await ownedByUs(webhook))),
-            allowed_mentions: { parse: [] }, // market text must never ping @everyone
-          };
-      try {
-        const response = await postJson(target, body, { allowPrivate, timeoutMs });
-        const { statusCode, durationMs } = response;
-        if (isSuccess(statusCode)) return { outcome: 'sent', statusCode, durationMs };
-        if (statusCode === 429) {
-          // The body's fractional seconds are more precise than the header's whole ones.
-          const retryAfterMs =
-            retryAfterSecondsMs(parseJsonObject(response.body)?.['retry_after']) ?? retryAfterHeaderMs(response.headers['retry-after']);
-          return { outcome: 'retry', statusCode, durationMs, retryAfterMs, error: 'Discord rate limit (HTTP 429)' };
-        }
-        if (statusCode === 401 || statusCode === 404) {
-          const error = `Discord webhook was deleted or its token is invalid (HTTP ${statusCode})`;
-          return { outcome: 'failed', statusCode, durationMs, error };
-        }
-        return { outcome: statusCode >= 500 ? 'retry' : 'failed', statusCode, durationMs, error: httpError(response) };
-      } catch (err) {
-        return networkFailure(err);
-      }
+      const { discordWebhookUrl, discordChannelId } = job.settings;
+      if (discordChannelId) return toDirectMessage(job, discordChannelId);
+      if (!discordWebhookUrl) return { outcome: 'failed', error: 'The Discord channel has no discordWebhookUrl', durationMs: 0 };
+      return toWebhook(job, discordWebhookUrl);
     },
   };
 }

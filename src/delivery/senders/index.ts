@@ -14,21 +14,27 @@ export interface SendersOptions {
   /** WEBHOOK_TIMEOUT_MS, also used for Discord and Telegram. */
   timeoutMs?: number;
   telegram?: { botToken?: string; apiRoot?: string };
-  /** DISCORD_APPLICATION_ID: alerts through this application's webhooks carry Pause and Delete buttons. */
-  discord?: { applicationId?: string };
+  /**
+   * DISCORD_APPLICATION_ID: alerts through this application's webhooks carry Pause and Delete buttons.
+   * DISCORD_TOKEN and DISCORD_API_URL: alerts made in a direct message are posted there by the bot.
+   */
+  discord?: { applicationId?: string; botToken?: string; apiUrl?: string };
 }
 
 export type Senders = Record<ChannelType, ChannelSender>;
 
 /** The senders as the settings configure them: the worker's, and the API's test sends. */
 export function sendersFromConfig(
-  config: Pick<Config, 'ALLOW_PRIVATE_URLS' | 'WEBHOOK_TIMEOUT_MS' | 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_API_URL' | 'DISCORD_APPLICATION_ID'>,
+  config: Pick<
+    Config,
+    'ALLOW_PRIVATE_URLS' | 'WEBHOOK_TIMEOUT_MS' | 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_API_URL' | 'DISCORD_APPLICATION_ID' | 'DISCORD_TOKEN' | 'DISCORD_API_URL'
+  >,
 ): Senders {
   return createSenders({
     allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     telegram: { botToken: config.TELEGRAM_BOT_TOKEN, apiRoot: config.TELEGRAM_API_URL },
-    discord: { applicationId: config.DISCORD_APPLICATION_ID },
+    discord: { applicationId: config.DISCORD_APPLICATION_ID, botToken: config.DISCORD_TOKEN, apiUrl: config.DISCORD_API_URL },
   });
 }
 
@@ -37,7 +43,7 @@ export function createSenders(opts: SendersOptions): Senders {
   return {
     'In App': createInAppSender(),
     Webhook: createWebhookSender({ allowPrivate, timeoutMs }),
-    Discord: createDiscordSender({ allowPrivate, timeoutMs, applicationId: opts.discord?.applicationId }),
+    Discord: createDiscordSender({ allowPrivate, timeoutMs, ...opts.discord }),
     Telegram: createTelegramSender({ ...opts.telegram, timeoutMs }),
   } satisfies Record<ChannelType, ChannelSender>;
 }

@@ -43,6 +43,8 @@ export interface SendResult {
   error?: string;
   durationMs: number;
   retryAfterMs?: number;
+  /** Failed because the endpoint is gone for good (a deleted webhook, a closed DM): the reason to disable the channel now. */
+  endpointGone?: string;
 }
 
 export interface ChannelSender {

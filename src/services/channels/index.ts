@@ -1,1 +1,1 @@
-export { testChannel, type TestSendResult } from './test-send.js';
+export { testChannel, testChatChannel, type TestSendResult } from './test-send.js';

@@ -1,5 +1,5 @@
 import { pricePayload } from '../../delivery/payloads.js';
-import type { Channel } from '../subscriptions/schemas.js';
+import type { ChatChannel } from '../subscriptions/schemas.js';
 
 const SAMPLE_ID = 'test';
 
@@ -8,7 +8,7 @@ const SAMPLE_ID = 'test';
  * says it is a sample: a receiver's parser sees the fields it will see for real, and a reader
  * cannot mistake it for a market move.
  */
-export function samplePriceNotification(accountId: string, channel: Channel, now: Date): Record<string, unknown> {
+export function samplePriceNotification(accountId: string, channel: ChatChannel, now: Date): Record<string, unknown> {
   const atMs = now.getTime();
   return pricePayload(
     {

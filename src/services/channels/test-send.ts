@@ -6,7 +6,7 @@ import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { outboundUrlCheck } from '../outbound-urls.js';
-import { Channel } from '../subscriptions/schemas.js';
+import { Channel, ChatChannel } from '../subscriptions/schemas.js';
 import { parseInput } from '../validate.js';
 import { samplePriceNotification } from './sample-payload.js';
 
@@ -26,11 +26,21 @@ const SAMPLE_VENUE_URL = 'https://polymarket.com';
  * attempt, no retry, and no notification or delivery row. In App has nothing to reach: ok at once.
  */
 export async function testChannel({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<TestSendResult> {
-  const channel = parseInput(Channel, input);
+  return sendTest(ctx, parseInput(Channel, input));
+}
+
+/** testChannel for a bot: the channel may be the chat's own (a Discord DM, see ChatChannel). */
+export async function testChatChannel({ ctx, input }: { ctx: ServiceContext; input: unknown }): Promise<TestSendResult> {
+  return sendTest(ctx, parseInput(ChatChannel, input));
+}
+
+async function sendTest(ctx: ServiceContext, channel: ChatChannel): Promise<TestSendResult> {
   // The save-time check of subscription channels, so a URL a rule could not keep is refused alike.
   const checkUrl = outboundUrlCheck(ctx);
   if (channel.type === 'Webhook') await checkUrl('settings.webhookUrl', channel.settings.webhookUrl);
-  if (channel.type === 'Discord') await checkUrl('settings.discordWebhookUrl', channel.settings.discordWebhookUrl);
+  if (channel.type === 'Discord' && 'discordWebhookUrl' in channel.settings) {
+    await checkUrl('settings.discordWebhookUrl', channel.settings.discordWebhookUrl);
+  }
   const job: DeliveryJob = {
     notificationId: newId(),
     attempt: 1,

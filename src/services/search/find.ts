@@ -2,19 +2,14 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { ServiceContext } from '../context.js';
 import { validationError } from '../errors.js';
 import { parseInput } from '../validate.js';
+import type { MarketRef } from './lookup.js';
 import { loadSearchResults, type SearchResult } from './results.js';
 import { FindInput } from './schemas.js';
 
 type PublicContext = Omit<ServiceContext, 'account' | 'apiTokenId'>;
 
 /** An open market as people-search finds it: enough to list it and to make an alert on it. */
-export interface FoundMarket {
-  id: string;
-  question: string;
-  eventId: string;
-  eventTitle: string;
-  outcomes: string[];
-  outcomePrices: number[];
+export interface FoundMarket extends MarketRef {
   volume24hr: number;
 }
 
@@ -130,10 +125,12 @@ export async function findMarkets({ ctx, input }: { ctx: PublicContext; input: F
     outcomes: string[];
     outcome_prices: number[];
     volume_24hr: number;
+    end_date: Date | string | null;
   }>(
     ctx,
     sql`with matches as (${matchesSql(words)})
-      select m.id, m.question, m.event_id, e.title as event_title, m.outcomes, m.outcome_prices, m.volume_24hr
+      select m.id, m.question, m.event_id, e.title as event_title, m.outcomes, m.outcome_prices, m.volume_24hr,
+        coalesce(m.end_date, e.end_date) as end_date
       from matches h join catalog_markets m on m.id = h.market_id join catalog_events e on e.id = m.event_id
       order by h.score desc, m.volume_24hr desc, m.volume desc, m.id asc
       limit ${limit}`,
@@ -146,6 +143,7 @@ export async function findMarkets({ ctx, input }: { ctx: PublicContext; input: F
     outcomes: r.outcomes,
     outcomePrices: r.outcome_prices,
     volume24hr: Number(r.volume_24hr),
+    endDate: r.end_date === null ? null : new Date(r.end_date).toISOString(),
   }));
 }
 

@@ -37,22 +37,39 @@ export async function findEvent({ ctx, input }: { ctx: PublicContext; input: { r
   return row;
 }
 
+export interface MarketRef {
+  id: string;
+  question: string;
+  eventId: string;
+  eventTitle: string;
+  outcomes: string[];
+  outcomePrices: number[];
+  /** When the market (or else its event) ends, ISO 8601; null when the venue gives no date. */
+  endDate: string | null;
+}
+
 /** A catalog market with the event it belongs to. */
-export async function findMarket({
-  ctx,
-  input,
-}: {
-  ctx: PublicContext;
-  input: { marketId: string };
-}): Promise<{ id: string; question: string; eventId: string }> {
+export async function findMarket({ ctx, input }: { ctx: PublicContext; input: { marketId: string } }): Promise<MarketRef> {
   const marketId = input.marketId.trim();
   if (marketId === '' || marketId.length > 200 || !isSafeText(marketId)) throw validationError('Give a market id');
   const [row] = await dbOf(ctx)
-    .select({ id: catalogMarkets.id, question: catalogMarkets.question, eventId: catalogMarkets.eventId })
+    .select({
+      id: catalogMarkets.id,
+      question: catalogMarkets.question,
+      eventId: catalogMarkets.eventId,
+      eventTitle: catalogEvents.title,
+      outcomes: catalogMarkets.outcomes,
+      outcomePrices: catalogMarkets.outcomePrices,
+      endDate: catalogMarkets.endDate,
+      eventEndDate: catalogEvents.endDate,
+    })
     .from(catalogMarkets)
+    .innerJoin(catalogEvents, eq(catalogEvents.id, catalogMarkets.eventId))
     .where(eq(catalogMarkets.id, marketId));
   if (!row) throw notFound(`No market ${marketId}`, 'market');
-  return row;
+  const { endDate, eventEndDate, ...market } = row;
+  const ends = endDate ?? eventEndDate;
+  return { ...market, endDate: ends ? new Date(ends).toISOString() : null };
 }
 
 /** What a market reference names: a market id or slug, or an event slug with perhaps a market slug. */

@@ -4,7 +4,7 @@ import { subscriptionChannels, type ChannelSettings } from '../../db/schema/inde
 import type { ServiceContext } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { outboundUrlCheck } from '../outbound-urls.js';
-import type { Channel } from './schemas.js';
+import type { ChatChannel } from './schemas.js';
 
 export interface ChannelChecks {
   maxChannels: number;
@@ -13,24 +13,27 @@ export interface ChannelChecks {
 }
 
 /** Validates channels beyond their shape and drops exact duplicates. */
-export async function prepareChannels(channels: Channel[], checks: ChannelChecks): Promise<Channel[]> {
+export async function prepareChannels<C extends ChatChannel>(channels: C[], checks: ChannelChecks): Promise<C[]> {
   const unique = [...new Map(channels.map((c) => [JSON.stringify([c.type, c.settings ?? {}]), c])).values()];
   if (unique.length > checks.maxChannels) {
     throw limitExceeded(`Channel limit exceeded: at most ${checks.maxChannels} channels per subscription (MAX_CHANNELS_PER_SUBSCRIPTION)`, 'channel', checks.maxChannels);
   }
   for (const [i, c] of unique.entries()) {
     if (c.type === 'Webhook') await checks.checkUrl(`channels.${i}.settings.webhookUrl`, c.settings.webhookUrl);
-    if (c.type === 'Discord') await checks.checkUrl(`channels.${i}.settings.discordWebhookUrl`, c.settings.discordWebhookUrl);
+    // A DM channel (discordChannelId) goes to Discord's own API, never to a stored URL.
+    if (c.type === 'Discord' && 'discordWebhookUrl' in c.settings) {
+      await checks.checkUrl(`channels.${i}.settings.discordWebhookUrl`, c.settings.discordWebhookUrl);
+    }
   }
   return unique;
 }
 
 /** The channel checks with the caller's limits and the SSRF guard. */
-export const checkChannels = (ctx: ServiceContext, channels: Channel[]) =>
+export const checkChannels = <C extends ChatChannel>(ctx: ServiceContext, channels: C[]) =>
   prepareChannels(channels, { maxChannels: ctx.config.MAX_CHANNELS_PER_SUBSCRIPTION, checkUrl: outboundUrlCheck(ctx) });
 
 /** Replaces a subscription's channels (a channel kept as it was keeps its status: see channelStatus). */
-export async function writeChannels(tx: Tx, subscriptionId: string, channels: Channel[]): Promise<void> {
+export async function writeChannels(tx: Tx, subscriptionId: string, channels: ChatChannel[]): Promise<void> {
   await tx.delete(subscriptionChannels).where(eq(subscriptionChannels.subscriptionId, subscriptionId));
   await tx.insert(subscriptionChannels).values(
     channels.map((c, position) => {

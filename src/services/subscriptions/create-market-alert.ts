@@ -4,7 +4,7 @@ import { parseInput } from '../validate.js';
 import { findOrCreateDefaultWatchlist } from '../watchlists/default-watchlist.js';
 import { putWatchlistEvent } from '../watchlists/events.js';
 import { listWatchlists } from '../watchlists/read.js';
-import { createSubscription } from './create.js';
+import { createChatSubscription } from './create.js';
 import { CreateMarketAlertInput } from './schemas.js';
 import type { SubscriptionView } from './view.js';
 
@@ -24,7 +24,7 @@ export async function createMarketAlert({ ctx, input }: { ctx: ServiceContext; i
         ctx: txCtx,
         input: { watchlistId: (await findOrCreateDefaultWatchlist({ ctx: txCtx })).id, eventId: market.eventId, body: undefined },
       }));
-    return createSubscription({
+    return createChatSubscription({
       ctx: txCtx,
       input: {
         watchlistId: watchlist.id,

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { count, eq } from 'drizzle-orm';
 import { subscriptions } from '../../db/schema/index.js';
 import { CREATED, statusColumns } from '../../domain/subscription-status.js';
@@ -9,12 +10,20 @@ import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
 import { checkChannels, writeChannels } from './channels.js';
 import { ruleColumns } from './rule-fields.js';
-import { CreateSubscriptionInput } from './schemas.js';
+import { ChatSubscriptionInput, CreateSubscriptionInput } from './schemas.js';
 import { resolveTarget } from './targets.js';
 import { loadSubscriptionView, type SubscriptionView } from './view.js';
 
 export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: CreateSubscriptionInput }): Promise<SubscriptionView> {
-  const body = parseInput(CreateSubscriptionInput, input);
+  return insertSubscription(ctx, parseInput(CreateSubscriptionInput, input));
+}
+
+/** A subscription a bot makes for the chat it was asked in: its channel may be the chat's own (ChatChannel). */
+export async function createChatSubscription({ ctx, input }: { ctx: ServiceContext; input: ChatSubscriptionInput }): Promise<SubscriptionView> {
+  return insertSubscription(ctx, parseInput(ChatSubscriptionInput, input));
+}
+
+async function insertSubscription(ctx: ServiceContext, body: z.output<typeof ChatSubscriptionInput>): Promise<SubscriptionView> {
   const channels = await checkChannels(ctx, body.channels);
   return withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);

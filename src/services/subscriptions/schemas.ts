@@ -77,26 +77,47 @@ export const Channel = z.discriminatedUnion(
 );
 export type Channel = z.output<typeof Channel>;
 
-const Channels = z.array(Channel).min(1, 'give at least one channel');
+/**
+ * Our extension (docs/decisions.md): a Discord direct message, which has no webhook, is posted to
+ * by the bot itself in its DM channel with the user. Only the bots make it, for the chat they were
+ * asked in; the REST API refuses it (a token holder must not steer the bot into other channels)
+ * and shows it as a bare `Discord` channel (the spec allows no other setting).
+ */
+const DiscordDm = z.strictObject({
+  type: z.literal('Discord'),
+  // Discord's ids are digits; the id goes into a URL path, so nothing but id characters.
+  settings: z.strictObject({ discordChannelId: z.string().regex(/^[\w-]{1,64}$/, 'discordChannelId must be a Discord channel id') }),
+});
+export const ChatChannel = z.union([Channel, DiscordDm]);
+export type ChatChannel = z.output<typeof ChatChannel>;
+
+const channelList = <C extends z.ZodType>(channel: C) => z.array(channel).min(1, 'give at least one channel');
+const Channels = channelList(Channel);
 const TriggerType = z.enum(TRIGGER_TYPES, { error: `triggerType must be one of: ${TRIGGER_TYPES.join(', ')}` });
 const TriggerInterval = z.enum(TRIGGER_INTERVALS, {
   error: `triggerInterval must be one of: ${TRIGGER_INTERVALS.join(', ')}`,
 });
 const ExpiresAt = futureDate('expiresAt').nullable();
 
-export const CreateSubscriptionInput = z.strictObject({
-  watchlistId: Id,
-  subscriptionScope: z.enum(SUBSCRIPTION_SCOPES, {
-    error: `subscriptionScope must be one of: ${SUBSCRIPTION_SCOPES.join(', ')}`,
-  }),
-  eventId: Id.optional(),
-  marketId: Id.optional(),
-  subscriptionTypeConfig: SubscriptionTypeConfig,
-  triggerType: TriggerType.default('Recurring'),
-  triggerInterval: TriggerInterval.optional(),
-  channels: Channels,
-  expiresAt: ExpiresAt.optional(),
-});
+const subscriptionBody = <C extends z.ZodType>(channel: C) =>
+  z.strictObject({
+    watchlistId: Id,
+    subscriptionScope: z.enum(SUBSCRIPTION_SCOPES, {
+      error: `subscriptionScope must be one of: ${SUBSCRIPTION_SCOPES.join(', ')}`,
+    }),
+    eventId: Id.optional(),
+    marketId: Id.optional(),
+    subscriptionTypeConfig: SubscriptionTypeConfig,
+    triggerType: TriggerType.default('Recurring'),
+    triggerInterval: TriggerInterval.optional(),
+    channels: channelList(channel),
+    expiresAt: ExpiresAt.optional(),
+  });
+
+export const CreateSubscriptionInput = subscriptionBody(Channel);
+/** What the bots create: CreateSubscriptionInput whose channels may also be a chat's own (ChatChannel). */
+export const ChatSubscriptionInput = subscriptionBody(ChatChannel);
+export type ChatSubscriptionInput = z.input<typeof ChatSubscriptionInput>;
 export type CreateSubscriptionInput = z.input<typeof CreateSubscriptionInput>;
 
 export const UpdateSubscriptionInput = z
@@ -122,7 +143,7 @@ export const CreateMarketAlertInput = z.object({
   thresholdPercent: z.number({ error: 'thresholdPercent must be a number' }),
   triggerType: TriggerType.default('Recurring'),
   triggerInterval: TriggerInterval.optional(),
-  channel: Channel,
+  channel: ChatChannel,
 });
 export type CreateMarketAlertInput = z.input<typeof CreateMarketAlertInput>;
 

@@ -78,14 +78,25 @@ export async function loadSubscriptionViews(on: Queryable, filter: Filter): Prom
   for (const c of channels) {
     const list = channelsBySub.get(c.subscriptionId) ?? [];
     const status = channelStatus(c, latest.get(c.subscriptionId));
+    const settings = shownSettings(c.settings);
     list.push({
       type: c.type,
-      ...(c.settings && Object.keys(c.settings).length > 0 ? { settings: c.settings } : {}),
+      ...(settings ? { settings } : {}),
       ...(status ? { status } : {}),
     });
     channelsBySub.set(c.subscriptionId, list);
   }
   return rows.map((r) => toView(r, channelsBySub.get(r.sub.id) ?? []));
+}
+
+/**
+ * A channel's settings as the API shows them: the spec's only. A Discord DM channel (our
+ * `discordChannelId`, made by the bot) reads as a bare `Discord` channel.
+ */
+function shownSettings(settings: ChannelSettings | null): ChannelSettings | undefined {
+  if (!settings) return undefined;
+  const { discordChannelId: _dm, ...spec } = settings;
+  return Object.keys(spec).length > 0 ? spec : undefined;
 }
 
 type Row = {
