@@ -15,8 +15,6 @@ export interface ButtonActions {
   watch: [eventId: string];
   /** A step of the guided alert: the step's letter, then the draft so far (see bots/commands/alert-flow.ts). */
   flow: [step: string, ...draft: string[]];
-  /** Another page of `/search <query>` results (0-based). */
-  spage: [page: number, query: string];
   /** Another page of a list: the listing command, the page (1-based), and the command's own words. */
   page: [command: string, page: number, ...words: string[]];
   /** The Confirm under a "Delete …?" question: the command and its words, run for real this time. */
@@ -27,7 +25,7 @@ export interface ButtonActions {
   snooze: [subscriptionId: string, span: string];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'snooze', 'flow', 'spage']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'snooze', 'flow']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the

@@ -240,7 +240,7 @@ describe('the guided alert on Telegram', () => {
     expect(first.text.match(/^[A-D]\. Quasar launch \d/gm)).toHaveLength(4);
     expect(first.text).toMatch(/\n\nPage 1$/);
     expect(first.buttons.at(-1)!.map((x) => x.label)).toEqual(['Next']);
-    expect(find(first, 'Next').data).toBe('spage:1:quasar launch');
+    expect(find(first, 'Next').data).toBe('page:search:2:quasar:launch');
     await b.handleUpdate(tap(7108, find(first, 'Next').data, first.messageId));
     const second = lastEdit();
     expect(second.body.message_id).toBe(first.messageId);

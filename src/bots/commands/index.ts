@@ -6,7 +6,7 @@ import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
-import { searchCommand, searchPage } from './search.js';
+import { searchCommand } from './search.js';
 import { snoozeCommand } from './snooze.js';
 import { testAlertCommand } from './test-alert.js';
 import { PRIVATE_ONLY, revokeCommand, tokenCommand, tokensCommand } from './token.js';
@@ -110,7 +110,6 @@ function unwrap(decoded: { command: string; words: string[] }): { name: string; 
 export async function runButton(ctx: ServiceContext, chat: ChatInfo, data: string): Promise<BotReply> {
   const decoded = decodeButton(data);
   if (decoded?.command === 'flow') return runFlowButton(ctx, chat, decoded.words);
-  if (decoded?.command === 'spage') return runSearchPage(ctx, chat, decoded.words);
   if (decoded?.command === 'cancel') return { text: CANCELLED, edit: true };
   const tap = decoded && unwrap(decoded);
   const command = tap && byName.get(tap.name);
@@ -155,16 +154,5 @@ export async function runTypedAnswer(ctx: ServiceContext, chat: ChatInfo, action
     if (reply) return reply;
   }
   return undefined;
-}
-
-/** Previous/Next under search results (`spage:<page>:<query>`): that page, in place of this one. Never throws. */
-async function runSearchPage(ctx: ServiceContext, chat: ChatInfo, words: readonly string[]): Promise<BotReply> {
-  const [page, ...query] = words;
-  if (!page || !/^\d{1,2}$/.test(page) || query.length === 0) return { text: STALE_BUTTON, failed: true, tapperOnly: true };
-  try {
-    return { ...(await searchPage(ctx, query.join(':'), Number(page))), edit: true };
-  } catch (err) {
-    return { ...errorReply(err, searchCommand, chat.kind, ctx.logger), tapperOnly: true };
-  }
 }
 

@@ -25,16 +25,18 @@ export const searchCommand: Command = {
   params: [{ kind: 'text', name: 'query', help: 'Words, or tag:<slug> [tag:<slug> ...]', rest: true }],
   summary: 'Find open events',
   publicAnswer: true,
-  run: ({ ctx, values }) => searchPage(ctx, textOf(values, 'query')!, 0),
+  // Previous/Next are the lists' `page` buttons: the page (1-based) comes back through the input.
+  run: ({ ctx, values, page }) => searchPage(ctx, textOf(values, 'query')!, page - 1),
 };
 
 /**
  * One page of results: up to PAGE events, each a letter (its Watch button) with its markets
  * numbered (their Alert buttons), so one row per event plus Previous/Next fit Discord's five rows.
- * A tap on Previous/Next (`spage:<page>:<query>`) edits the message into that page.
+ * Previous/Next are `page:search:<page>:<query words>` buttons, run like any list's page.
  */
-export async function searchPage(ctx: ServiceContext, rest: string, page: number): Promise<BotReply> {
+async function searchPage(ctx: ServiceContext, rest: string, page: number): Promise<BotReply> {
   const args = rest.split(/\s+/);
+  const queryWords = args.filter((a) => a !== '');
   const tags = args.filter((a) => a.startsWith('tag:')).map((a) => a.slice(4));
   const words = args.filter((a) => !a.startsWith('tag:')).join(' ');
   // One more than this page needs: whether there is a next page.
@@ -72,8 +74,8 @@ export async function searchPage(ctx: ServiceContext, rest: string, page: number
   const hasNext = found.length > (page + 1) * PAGE && limit < MAX_FETCH;
   // A query the button cannot carry (over 64 bytes, or with a colon) gets no Previous/Next.
   const nav = [
-    page > 0 ? { label: 'Previous', action: encodeButton('spage', page - 1, rest) } : undefined,
-    hasNext ? { label: 'Next', action: encodeButton('spage', page + 1, rest) } : undefined,
+    page > 0 ? { label: 'Previous', action: encodeButton('page', 'search', page, ...queryWords) } : undefined,
+    hasNext ? { label: 'Next', action: encodeButton('page', 'search', page + 2, ...queryWords) } : undefined,
   ].filter((b): b is BotButton => b?.action !== undefined);
   if (nav.length > 0) buttons.push(nav);
   const footer = page > 0 || hasNext ? `\n\nPage ${page + 1}` : '';
