@@ -9,7 +9,7 @@ import { FindInput } from './schemas.js';
 type PublicContext = Omit<ServiceContext, 'account' | 'apiTokenId'>;
 
 /** An open market as people-search finds it: enough to list it and to make an alert on it. */
-export interface FoundMarket extends MarketRef {
+export interface FoundMarket extends Omit<MarketRef, 'lastTradePrice'> {
   volume24hr: number;
 }
 

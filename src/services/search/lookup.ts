@@ -44,6 +44,8 @@ export interface MarketRef {
   eventTitle: string;
   outcomes: string[];
   outcomePrices: number[];
+  /** The venue's last trade price (0..1), or null before any trade. */
+  lastTradePrice: number | null;
   /** When the market (or else its event) ends, ISO 8601; null when the venue gives no date. */
   endDate: string | null;
 }
@@ -60,6 +62,7 @@ export async function findMarket({ ctx, input }: { ctx: PublicContext; input: { 
       eventTitle: catalogEvents.title,
       outcomes: catalogMarkets.outcomes,
       outcomePrices: catalogMarkets.outcomePrices,
+      lastTradePrice: catalogMarkets.lastTradePrice,
       endDate: catalogMarkets.endDate,
       eventEndDate: catalogEvents.endDate,
     })

@@ -1,9 +1,6 @@
-import { eq } from 'drizzle-orm';
-import { catalogEvents, catalogMarkets } from '../../db/schema/index.js';
 import { DEFAULT_TRIGGER_INTERVAL, type ChannelType, type PriceRuleType, type TriggerInterval } from '../../domain/enums.js';
-import { dbOf, type ServiceContext } from '../context.js';
-import { notFound, validationError } from '../errors.js';
-import { isSafeText } from '../schemas.js';
+import type { ServiceContext } from '../context.js';
+import { findMarket } from '../search/lookup.js';
 import { THRESHOLD_PERCENT } from './schemas.js';
 
 // The facts a guided alert shows before it is saved: which market and outcome, its price now,
@@ -20,29 +17,15 @@ export interface AlertDraftMarket {
   pricePercent: number | null;
 }
 
-/** A market as the guided alert shows it. */
+/** A market as the guided alert shows it: the catalog's market (`findMarket`), in the draft's words. */
 export async function marketForAlert({ ctx, input }: { ctx: Pick<ServiceContext, 'database' | 'tx'>; input: { marketId: string } }): Promise<AlertDraftMarket> {
-  const marketId = input.marketId.trim();
-  if (marketId === '' || marketId.length > 200 || !isSafeText(marketId)) throw validationError('Give a market id');
-  const [row] = await dbOf(ctx)
-    .select({
-      id: catalogMarkets.id,
-      question: catalogMarkets.question,
-      eventTitle: catalogEvents.title,
-      outcomes: catalogMarkets.outcomes,
-      outcomePrices: catalogMarkets.outcomePrices,
-      lastTradePrice: catalogMarkets.lastTradePrice,
-    })
-    .from(catalogMarkets)
-    .innerJoin(catalogEvents, eq(catalogEvents.id, catalogMarkets.eventId))
-    .where(eq(catalogMarkets.id, marketId));
-  if (!row) throw notFound(`No market ${marketId}`, 'market');
-  const price = Number(row.outcomePrices[0] ?? row.lastTradePrice ?? NaN);
+  const market = await findMarket({ ctx, input });
+  const price = Number(market.outcomePrices[0] ?? market.lastTradePrice ?? NaN);
   return {
-    id: row.id,
-    question: row.question,
-    eventTitle: row.eventTitle,
-    outcome: row.outcomes[0] ?? 'Yes',
+    id: market.id,
+    question: market.question,
+    eventTitle: market.eventTitle,
+    outcome: market.outcomes[0] ?? 'Yes',
     pricePercent: Number.isFinite(price) ? roundPercent(price * 100) : null,
   };
 }
