@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSenders } from '../../src/delivery/senders/index.js';
 import { engineName } from '../support/db.js';
-import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
+import type { TestAccount, TestEnv } from '../support/context.js';
 import { expectNothingFor, waitFor } from '../support/wait.js';
-import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
-import { startFakeBotApi, type FakeBotApi } from '../bots/fake-bot-api.js';
-import { createSubscription, fire, OUTBOX_SETTINGS, startWorker } from './support.js';
+import type { Receiver } from '../delivery/support/receiver.js';
+import type { FakeBotApi } from '../bots/fake-bot-api.js';
+import { createSubscription, fire, startChatOutbox } from './support.js';
 
 const BOT_TOKEN = '123456:snooze-test-token';
 const CHAT_ID = 4242;
@@ -13,21 +12,13 @@ const CHAT_ID = 4242;
 let env: TestEnv;
 let bot: FakeBotApi;
 let receiver: Receiver;
-let worker: Awaited<ReturnType<typeof startWorker>>;
+let outbox: Awaited<ReturnType<typeof startChatOutbox>> | undefined;
 
 beforeAll(async () => {
-  env = await createTestEnv(OUTBOX_SETTINGS);
-  bot = await startFakeBotApi(BOT_TOKEN);
-  receiver = await startReceiver((_req, res) => json(res, 200, { ok: true }));
-  worker = await startWorker(env.database, env.config, {
-    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 2000, telegram: { botToken: BOT_TOKEN, apiRoot: bot.url } }),
-  });
+  outbox = await startChatOutbox(BOT_TOKEN);
+  ({ env, bot, receiver } = outbox);
 });
-afterAll(async () => {
-  await worker?.stop();
-  await Promise.all([receiver?.close(), bot?.close()]);
-  await env?.close();
-});
+afterAll(() => outbox?.stop());
 
 /** A rule with the inbox, a webhook and a Telegram chat; each call gets a webhook path of its own. */
 async function ruleWithChannels(a: TestAccount) {

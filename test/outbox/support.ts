@@ -5,7 +5,9 @@ import { createSenders } from '../../src/delivery/senders/index.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions } from '../../src/delivery/worker.js';
 import type { Database } from '../../src/db/index.js';
 import type { ChannelType } from '../../src/domain/enums.js';
-import type { TestAccount, TestEnv } from '../support/context.js';
+import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
+import { startFakeBotApi } from '../bots/fake-bot-api.js';
+import { json, startReceiver } from '../delivery/support/receiver.js';
 
 // A send timeout no loaded machine reaches: the local receivers answer, or hang on purpose where a test says so.
 export const OUTBOX_SETTINGS = { WEBHOOK_RETRY_DELAY_MS: '100', WEBHOOK_TIMEOUT_MS: '30000' };
@@ -108,4 +110,27 @@ export function startWorker(database: Database, config: Config, opts: Partial<De
 }
 
 // test/bots/discord.test.ts imports it from here; new tests import test/support/wait.ts directly.
+/**
+ * A test database with the outbox settings, a fake Telegram Bot API, a webhook receiver answering
+ * 200 and a delivery worker sending to both; `stop` ends them all.
+ */
+export async function startChatOutbox(botToken: string) {
+  const env = await createTestEnv(OUTBOX_SETTINGS);
+  const bot = await startFakeBotApi(botToken);
+  const receiver = await startReceiver((_req, res) => json(res, 200, { ok: true }));
+  const worker = await startWorker(env.database, env.config, {
+    senders: createSenders({ allowPrivateUrls: true, timeoutMs: 30_000, telegram: { botToken, apiRoot: bot.url } }),
+  });
+  return {
+    env,
+    bot,
+    receiver,
+    async stop() {
+      await worker.stop();
+      await Promise.all([receiver.close(), bot.close()]);
+      await env.close();
+    },
+  };
+}
+
 export { waitFor } from '../support/wait.js';
