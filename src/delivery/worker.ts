@@ -6,6 +6,7 @@ import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { marketChartUrl } from '../domain/links.js';
 import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type HealthTracking, type ClaimedDelivery, type ClaimedWithContext, type SendContext } from './outbox-store.js';
+import { batchKindOf } from './batches.js';
 import { groupForChat } from './chat-groups.js';
 import { enablePath } from './health-notice.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
@@ -116,7 +117,11 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
         ? { outcome: 'failed', error: disabledError(delivery, context), durationMs: 0 }
         : await send(delivery, {
             ...buildJob(delivery, context, attempt, config, now()),
-            ...(others.length > 0 ? { alsoFired: others.map((d) => ({ payload: d.context.payload, rule: d.context.rule ?? null })) } : {}),
+            ...(delivery.batchKey
+              ? { batch: { kind: batchKindOf(delivery.batchKey), items: group.map((d) => ({ notificationId: d.notificationId, payload: d.context.payload, rule: d.context.rule ?? null })) } }
+              : others.length > 0
+                ? { alsoFired: others.map((d) => ({ payload: d.context.payload, rule: d.context.rule ?? null })) }
+                : {}),
           });
     } finally {
       sending -= group.length;

@@ -6,6 +6,7 @@ import type { Firing } from '../engine/rules.js';
 import { subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import type { FireOutcome } from './fire.js';
 import { FiringWriter } from './firing-writer.js';
+import type { BatchingOptions } from '../delivery/enqueue.js';
 import { PriceReferences } from './references.js';
 import { followRuleChanges } from './rule-changes.js';
 import { RuleLoader } from './rule-loader.js';
@@ -29,6 +30,8 @@ export interface EngineRunnerOptions {
    * shards.ts). Firings of other tokens are dropped before they are written. Default: all.
    */
   owns?: (token: string) => boolean;
+  /** DIGEST_HOUR, BURST_MAX and BURST_WINDOW_MS for the firings' deliveries (default: no burst grouping). */
+  batching?: BatchingOptions;
 }
 
 export interface EngineRunnerEvents {
@@ -93,6 +96,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     database, logger, now, queue, prices,
     owns: options.owns ?? (() => true),
     priceSaveDelayMs: options.priceSaveDelayMs ?? 100,
+    ...(options.batching ? { batching: options.batching } : {}),
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),
   });
   const loader = new RuleLoader({

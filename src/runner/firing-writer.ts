@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.js';
 import type { Firing } from '../engine/rules.js';
 import type { Logger } from '../logger.js';
+import type { BatchingOptions } from '../delivery/enqueue.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
 import { MinuteSampler, pruneSamples, writeSamples } from './price-samples.js';
 import type { SerialQueue } from './serial-queue.js';
@@ -21,6 +22,8 @@ export interface FiringWriterOptions {
   priceSaveDelayMs: number;
   /** A firing was written, found already written, or skipped. */
   onWritten: (firing: Firing, outcome: FireOutcome) => void;
+  /** How the firings' deliveries are batched (digests, bursts); default: no burst grouping. */
+  batching?: BatchingOptions;
 }
 
 /**
@@ -128,7 +131,7 @@ export class FiringWriter {
     }
     const outcomes = await database.db
       .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
-        const written = await writeFirings(tx, batch);
+        const written = await writeFirings(tx, batch, this.options.batching);
         await prices.saveIn(tx, priceBatch);
         return written;
       })
@@ -139,7 +142,7 @@ export class FiringWriter {
           for (const { firing, ctx } of batch) {
             // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
             results.push(
-              await writeFiring(tx, firing, ctx).catch((err: unknown) => {
+              await writeFiring(tx, firing, ctx, this.options.batching).catch((err: unknown) => {
                 logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
                 return undefined;
               }),
