@@ -56,14 +56,17 @@ export async function claimDueDeliveries(
   database: Database,
   limit: number,
   leaseMs: number,
+  /** Claim what is due by this instant instead of the database's now (tests of held deliveries). */
+  dueBy?: Date,
 ): Promise<ClaimedWithContext[]> {
+  const due = dueBy ? sql`${dueBy.toISOString()}::timestamptz` : sql`now()`;
   const rows = await database.db.transaction(async (tx) => {
     await withoutFlushWait(tx);
     return database.rows<ClaimedDelivery & SendContext & ClaimedRuleColumns & Record<string, unknown>>(
       sql`
     with picked as (
       select id, batch_key from deliveries
-      where status = 'PENDING' and due_at <= now() and (lease_until is null or lease_until < now())
+      where status = 'PENDING' and due_at <= ${due} and (lease_until is null or lease_until < now())
         and (batch_key is null or pg_try_advisory_xact_lock(hashtext(batch_key)))
       order by due_at
       limit ${limit}::int

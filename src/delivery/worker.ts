@@ -32,6 +32,11 @@ export interface DeliveryWorkerOptions {
    * it instead of waiting them out).
    */
   now?: () => number;
+  /**
+   * The clock deliveries are due by: tests of quiet hours and digests move it past a batch's end.
+   * Default: the database's clock.
+   */
+  dueClock?: () => number;
 }
 
 export interface DeliveryWorker {
@@ -80,7 +85,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     do {
       again = false;
       while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
-        const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs).catch((err: unknown) => {
+        const dueBy = opts.dueClock ? new Date(opts.dueClock()) : undefined;
+        const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs, dueBy).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
           return [];
         });

@@ -49,7 +49,7 @@ function lineText(line: Line): string {
   const prices =
     line.first === undefined || line.last === undefined
       ? undefined
-      : line.count > 1
+      : line.first !== line.last
         ? `${percentOfFraction(line.first)} → ${percentOfFraction(line.last)}`
         : percentOfFraction(line.last);
   return [line.subject, line.headline, prices, line.count > 1 ? `${line.count} times` : undefined].filter(Boolean).join(' · ');
