@@ -134,23 +134,29 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       for (const d of group) unanswered.delete(d.id);
       wake(); // the slots are free: claim more while the outcomes are recorded
     }
-    await Promise.all(group.map((d) => settle(d, result, skipped)));
+    await settle(group, result, skipped);
   }
 
-  /** Records one delivery's outcome of a send and schedules its retry. */
-  async function settle(delivery: ClaimedWithContext, result: SendResult, skipped: boolean) {
-    const { context } = delivery;
-    const attempt = delivery.attempts + 1;
-    const next = nextAttempt({
-      attempt,
-      result,
-      rateLimitedBefore: context.rateLimitedBefore,
-      retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
-      freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
+  /**
+   * Records each delivery's outcome of one send and schedules the retries. A send's records go in
+   * one write: a batch retried must not be claimed again in part while the rest are still leased.
+   */
+  async function settle(group: readonly ClaimedWithContext[], result: SendResult, skipped: boolean) {
+    const nexts = group.map((delivery) =>
+      nextAttempt({
+        attempt: delivery.attempts + 1,
+        result,
+        rateLimitedBefore: delivery.context.rateLimitedBefore,
+        retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
+        freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
+      }),
+    );
+    const kept = await record(group.map((delivery, i) => ({ delivery, outcome: { result, status: nexts[i]!.status, retryDelayMs: nexts[i]!.retryAtDelayMs, skipped } })));
+    group.forEach((delivery, i) => {
+      const next = nexts[i]!;
+      if (!kept[i]) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
+      if (kept[i] && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
     });
-    const kept = await record({ delivery, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs, skipped } });
-    if (!kept) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
-    if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
   }
 
   // The channel is named by subscription and position only: its URL or chat id may hold a secret.
@@ -164,21 +170,27 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       ),
   };
 
-  const toRecord: Array<{ record: AttemptRecord; done: (kept: boolean) => void; failed: (err: unknown) => void }> = [];
+  const toRecord: Array<{ record: AttemptRecord; done: (kept: boolean) => void; failed: (err: unknown) => void; send: object }> = [];
   let recording = false;
 
-  function record(attemptRecord: AttemptRecord): Promise<boolean> {
-    return new Promise<boolean>((done, failed) => {
-      toRecord.push({ record: attemptRecord, done, failed });
-      if (!recording) void flush();
-    });
+  /** Queues one send's records (kept together in one write); answers, per record, whether the lease was still held. */
+  function record(attemptRecords: readonly AttemptRecord[]): Promise<boolean[]> {
+    const send = {};
+    const answers = attemptRecords.map(
+      (attemptRecord) => new Promise<boolean>((done, failed) => toRecord.push({ record: attemptRecord, done, failed, send })),
+    );
+    if (!recording) void flush();
+    return Promise.all(answers);
   }
 
   async function flush() {
     recording = true;
     try {
       while (toRecord.length > 0) {
-        const batch = toRecord.splice(0, RECORD_BATCH);
+        let size = Math.min(RECORD_BATCH, toRecord.length);
+        // Never between the records of one send.
+        while (size < toRecord.length && toRecord[size]!.send === toRecord[size - 1]!.send) size++;
+        const batch = toRecord.splice(0, size);
         try {
           const kept = await recordAttempts(
             database,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
+import { openDatabase, type Database } from '../../src/db/index.js';
 import { writeNotificationsOnce } from '../../src/delivery/enqueue.js';
 import { sendersFromConfig } from '../../src/delivery/senders/index.js';
 import { escapeHtml } from '../../src/delivery/senders/telegram.js';
@@ -154,6 +155,62 @@ describe(`burst grouping (${engineName})`, () => {
     const inSummary = over.filter((m) => summary.includes(`• ${escapeHtml(m.question)} · ⬆ Crossed above 50 %`));
     expect(inSummary).toHaveLength(15);
   }, 60_000);
+});
+
+describe(`bursts with several writers and workers (${engineName})`, () => {
+  it('counts the window in the database and sends the grouped rest once, whichever worker claims it', async () => {
+    const a = await env.newAccount();
+    const chatId = 9002;
+    const wl = await env.http.post('/watchlists').set(a.auth).send({ name: 'Several' }).expect(201);
+    const watchlistId: string = wl.body.watchList.id;
+    const channels = [{ type: 'Telegram' as const, settings: { telegramChatId: chatId } }];
+    const subscriptionId = await subscribe(env, a, watchlistId, { scope: 'Watchlist', threshold: 50, channels });
+    // On PostgreSQL a second handle is a second process's pool; PGlite has one connection.
+    const other = env.databaseUrl ? await openDatabase({ databaseUrl: env.databaseUrl, maxConnections: 3 }) : env.database;
+    try {
+      const write = (on: Database, count: number) =>
+        on.db.transaction((tx) =>
+          writeNotificationsOnce(
+            tx,
+            Array.from({ length: count }, () => {
+              const payload = pricePayload(a, subscriptionId, watchlistId);
+              return { accountId: a.userId, subscriptionId, type: 'price_notification' as const, payload, dedupeKey: `${subscriptionId}:x:${payload.detectedAtMs}`, channels };
+            }),
+            { digestHour: 9, burst: { max: 5, windowMs: 10_000 } },
+          ),
+        );
+      // Two engine processes writing firings for the same chat at the same moment.
+      await Promise.all([write(env.database, 6), write(other, 6), write(env.database, 1), write(other, 1)]);
+      const rows = await deliveriesOf(subscriptionId, 'Telegram');
+      expect(rows).toHaveLength(14);
+      expect(rows.filter((d) => d.batchKey === null)).toHaveLength(5);
+      expect(new Set(rows.flatMap((d) => (d.batchKey ? [d.batchKey] : []))).size).toBe(1);
+
+      const clock = testClock();
+      const first = await startWorker(clock.now);
+      const second = await startDeliveryWorker({
+        database: other,
+        senders: sendersFromConfig({ ...env.config, TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_URL: tg.url }),
+        config: env.config,
+        logger,
+        pollMs: 50,
+        dueClock: clock.now,
+      });
+      try {
+        await waitFor(() => toChat(chatId).length === 5, { message: 'the first five, one by one' });
+        clock.advance(10_000);
+        await waitFor(async () => (await deliveriesOf(subscriptionId, 'Telegram')).every((d) => d.status === 'SENT'), { message: 'all SENT' });
+        await expectNothingFor(300, () => toChat(chatId).length > 6, { message: 'a seventh message' });
+      } finally {
+        await second.stop();
+        await stopWorker(first);
+      }
+      expect(toChat(chatId).map((c) => String(c.body.text).split('\n')[0])).toContain('<b>⚡ 9 more alerts in a burst</b>');
+      expect(toChat(chatId)).toHaveLength(6);
+    } finally {
+      if (other !== env.database) await other.close();
+    }
+  });
 });
 
 describe(`digests (${engineName})`, () => {
