@@ -72,11 +72,20 @@ export async function claimDueDeliveries(
       limit ${limit}::int
       for update skip locked
     ),
+    -- the rest of the picked batches, key by key through the partial index on batch_key
+    batch_rest as (
+      select d.id from (select distinct batch_key from picked where batch_key is not null) k
+      cross join lateral (
+        select id from deliveries
+        where batch_key is not null and batch_key = k.batch_key
+          and status = 'PENDING' and (lease_until is null or lease_until < now())
+        offset 0 -- kept a subquery per key: an index lookup each, never a walk of every held delivery
+      ) d
+      where d.id not in (select id from picked)
+    ),
     claimed as (
       update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
-      where id in (select id from picked)
-        or (batch_key in (select batch_key from picked where batch_key is not null)
-          and status = 'PENDING' and (lease_until is null or lease_until < now()))
+      where id in (select id from picked union all select id from batch_rest)
       returning id, notification_id, position, channel_type, settings, attempts, lease_until, batch_key
     )
     select c.id, c.notification_id as "notificationId", c.position, c.channel_type as "channelType", c.settings, c.attempts,
