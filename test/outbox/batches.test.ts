@@ -332,3 +332,62 @@ describe(`quiet hours (${engineName})`, () => {
     expect(message!.body.text).toMatch(/^<b>🌙 While your quiet hours were on: 2 alerts<\/b>\n\n<b>Who wins\?<\/b>\n• Will A win\? · ⬆ Crossed above 50 % · 53\.5 % · 2 times$/);
   }, 30_000);
 });
+
+describe(`daily digests and what goes around batches (${engineName})`, () => {
+  async function ruleWith(a: TestAccount, channels: { type: 'Telegram' | 'Webhook'; settings: Record<string, unknown> }[]) {
+    const wl = await env.http.post('/watchlists').set(a.auth).send({ name: 'Daily' }).expect(201);
+    const watchlistId: string = wl.body.watchList.id;
+    const subscriptionId = await subscribe(env, a, watchlistId, { scope: 'Watchlist', threshold: 50, channels });
+    const write = (nowMs: number, digestHour = 9) =>
+      writeNotificationsOnce(
+        env.database.db,
+        [
+          (() => {
+            const payload = pricePayload(a, subscriptionId, watchlistId);
+            return { accountId: a.userId, subscriptionId, type: 'price_notification' as const, payload, dedupeKey: `${subscriptionId}:d:${payload.detectedAtMs}`, channels };
+          })(),
+        ],
+        { digestHour, now: () => nowMs },
+      );
+    return { subscriptionId, write };
+  }
+
+  it('a daily digest is due at DIGEST_HOUR in the account time zone, and one falling in quiet hours joins their summary', async () => {
+    const a = await env.newAccount();
+    await env.http.put('/preferences').set(a.auth).send({ timezone: 'America/New_York' }).expect(200);
+    const { subscriptionId, write } = await ruleWith(a, [{ type: 'Webhook', settings: { webhookUrl: `${receiver.url}/daily` } }]);
+    await env.http.put(`/subscription/${subscriptionId}/preferences`).set(a.auth).send({ delivery: 'daily' }).expect(200);
+    // 20:00 in New York (EST, UTC-5) on 15 January: the next 07:00 there is 12:00Z on the 16th.
+    await write(Date.UTC(2026, 0, 16, 1, 0), 7);
+    let rows = await deliveriesOf(subscriptionId, 'Webhook');
+    expect(rows.map((d) => pgTime(d.due))).toEqual([Date.UTC(2026, 0, 16, 12, 0)]);
+    expect(rows[0]!.batchKey).toMatch(/^daily:/);
+
+    // Quiet hours for webhooks too, 06:00-08:00 there: the 07:00 digest waits for 08:00, as the quiet summary.
+    await env.http.put('/preferences').set(a.auth).send({ timezone: 'America/New_York', quietHours: { start: '06:00', end: '08:00', channels: ['Webhook'] } }).expect(200);
+    await write(Date.UTC(2026, 0, 16, 1, 5), 7);
+    rows = await deliveriesOf(subscriptionId, 'Webhook');
+    expect(pgTime(rows[1]!.due)).toBe(Date.UTC(2026, 0, 16, 13, 0));
+    expect(rows[1]!.batchKey).toMatch(/^quiet:/);
+  });
+
+  it('a redelivered delivery of a summary is sent on its own, as its alert', async () => {
+    const a = await env.newAccount();
+    const chatId = 9005;
+    const { subscriptionId, write } = await ruleWith(a, [{ type: 'Telegram', settings: { telegramChatId: chatId } }]);
+    await env.http.put(`/subscription/${subscriptionId}/preferences`).set(a.auth).send({ delivery: 'hourly' }).expect(200);
+    const [id] = await write(Date.UTC(2026, 0, 16, 1, 0));
+    tg.blockedChats.add(chatId);
+    let dueBy = Date.UTC(2026, 0, 16, 2, 0);
+    const worker = await startWorker(() => dueBy);
+    await waitFor(async () => (await deliveriesOf(subscriptionId, 'Telegram'))[0]!.status === 'BLOCKED_BY_USER', { message: 'the summary refused' });
+    tg.blockedChats.delete(chatId);
+    await env.http.post(`/notifications/${id}/redeliver`).set(a.auth).expect(200);
+    dueBy = Date.now() + 60_000; // the redelivery is due now
+    const [message] = await waitFor(() => toChat(chatId).length === 2 && toChat(chatId).slice(1), { message: 'the redelivery' });
+    await stopWorker(worker);
+    expect(message!.body.text).toMatch(/^<b>⬆ Crossed above 50 %<\/b>: Will A win\?/);
+    const [row] = await deliveriesOf(subscriptionId, 'Telegram');
+    expect(row).toMatchObject({ status: 'SENT', batchKey: null });
+  });
+});
