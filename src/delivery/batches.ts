@@ -97,12 +97,13 @@ export async function decideBatches(tx: Queryable, candidates: readonly BatchCan
       decisions.push(undefined);
       continue;
     }
-    const dest = destinationKey(c.accountId, destination);
+    let hashed: string | undefined; // only for the deliveries that are batched
+    const dest = () => (hashed ??= destinationKey(c.accountId, destination));
     const hush = inputs.quietHours.get(c.accountId);
     const quietAt = (atMs: number) => (hush && hush.channels.includes(c.channelType) ? quietHoursEnd(atMs, hush.timezone, hush) : null);
     const quietEnd = quietAt(nowMs);
     if (quietEnd !== null) {
-      decisions.push({ batchKey: keyOf('quiet', dest, quietEnd), dueAt: new Date(quietEnd) });
+      decisions.push({ batchKey: keyOf('quiet', dest(), quietEnd), dueAt: new Date(quietEnd) });
       continue;
     }
     const digest = c.subscriptionId ? inputs.digests.get(c.subscriptionId) : undefined;
@@ -113,13 +114,13 @@ export async function decideBatches(tx: Queryable, candidates: readonly BatchCan
       const heldTo = quietAt(end);
       decisions.push(
         heldTo === null
-          ? { batchKey: keyOf(digest, dest, end), dueAt: new Date(end) }
-          : { batchKey: keyOf('quiet', dest, heldTo), dueAt: new Date(heldTo) },
+          ? { batchKey: keyOf(digest, dest(), end), dueAt: new Date(end) }
+          : { batchKey: keyOf('quiet', dest(), heldTo), dueAt: new Date(heldTo) },
       );
       continue;
     }
     if (inputs.burst && c.subscriptionId && (c.channelType === 'Telegram' || c.channelType === 'Discord')) {
-      bursting.push({ index, destination: dest, accountId: c.accountId });
+      bursting.push({ index, destination: dest(), accountId: c.accountId });
     }
     decisions.push(undefined);
   }
