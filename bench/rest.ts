@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -120,9 +120,26 @@ interface Row {
   name: string;
   result: AutocannonResult;
   logBytesPerRequest?: number;
+  /** CPU time the server process spent per request (user + system): steadier than req/s on a shared machine. */
+  cpuMsPerRequest?: number;
 }
 
-async function load(url: string, o: RestBenchOptions, request: { method?: string; token?: string; body?: unknown }): Promise<AutocannonResult> {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+async function load(
+  url: string,
+  o: RestBenchOptions,
+  request: { method?: string; token?: string; body?: unknown },
+  server: Child,
+): Promise<{ result: AutocannonResult; cpuMsPerRequest: number; logBytesPerRequest: number }> {
   const options = {
     url,
     connections: o.connections,
@@ -134,9 +151,14 @@ async function load(url: string, o: RestBenchOptions, request: { method?: string
   };
   // A short warm-up (JIT, connection pools, caches), not counted.
   await autocannon({ ...options, duration: Math.min(2, o.seconds) });
+  const cpuBefore = cpuSeconds(server.process.pid);
+  server.logBytes = 0;
+  server.counting = true;
   const result = await autocannon({ ...options, duration: o.seconds });
-  if (result.non2xx > 0) throw new Error(`${request.method ?? 'GET'} ${url}: ${result.non2xx} non-2xx answers`);
-  return result;
+  server.counting = false;
+  if (result.non2xx > 0) throw new Error(`${options.method} ${url}: ${result.non2xx} non-2xx answers`);
+  const cpuMsPerRequest = ((cpuSeconds(server.process.pid) - cpuBefore) * 1000) / result.requests.total;
+  return { result, cpuMsPerRequest, logBytesPerRequest: server.logBytes / result.requests.total };
 }
 
 const HELLO = `
@@ -152,9 +174,9 @@ async function helloWorld(o: RestBenchOptions, dir: string): Promise<Row> {
   const child = startChild(['--input-type=module', '-e', HELLO], { PORT: String(port) }, path.join(dir, 'hello.log'));
   try {
     await until(async () => (child.output.includes('listening') ? true : undefined), 'the hello-world server', child);
-    const result = await load(`http://127.0.0.1:${port}/`, o, {});
+    const { result, cpuMsPerRequest } = await load(`http://127.0.0.1:${port}/`, o, {}, child);
     console.log(`baseline: express hello-world: ${fmt(result.requests.average, 0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
-    return { name: 'baseline: express hello-world, GET /', result };
+    return { name: 'baseline: express hello-world, GET /', result, cpuMsPerRequest };
   } finally {
     await stopChild(child);
   }
@@ -165,7 +187,7 @@ interface Market {
   marketId: string;
 }
 
-async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'postgres', databaseUrl: string): Promise<{ rows: Row[]; createsPerSecond: number }> {
+async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'postgres', databaseUrl: string): Promise<{ rows: Row[]; createsPerSecond: number; createCpuMs: number }> {
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   const api = `http://127.0.0.1:${port}`;
@@ -204,6 +226,7 @@ async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'po
       watchList: { id: string };
     };
     const started = performance.now();
+    const cpuBefore = cpuSeconds(child.process.pid);
     for (let i = 0; i < o.rules; i++) {
       const m = markets[i % markets.length]!;
       await call(`${api}/subscriptions`, {
@@ -221,17 +244,14 @@ async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'po
       });
     }
     const createsPerSecond = o.rules / ((performance.now() - started) / 1000);
-    console.log(`${kind}: POST /subscriptions, sequential: ${fmt(createsPerSecond, 0)}/s`);
+    const createCpuMs = ((cpuSeconds(child.process.pid) - cpuBefore) * 1000) / o.rules;
+    console.log(`${kind}: POST /subscriptions, sequential: ${fmt(createsPerSecond, 0)}/s, ${fmt(createCpuMs, 2)} CPU ms each`);
 
     const rows: Row[] = [];
     const measured = async (name: string, url: string, request: { method?: string; token?: string; body?: unknown }) => {
-      child.logBytes = 0;
-      child.counting = true;
-      const result = await load(url, o, request);
-      child.counting = false;
-      // The log of the warm-up is counted too: divide by every request made while counting.
-      rows.push({ name: `${kind}: ${name}`, result, logBytesPerRequest: child.logBytes / result.requests.total });
-      console.log(`${kind}: ${name}: ${fmt(result.requests.average, 0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+      const { result, cpuMsPerRequest, logBytesPerRequest } = await load(url, o, request, child);
+      rows.push({ name: `${kind}: ${name}`, result, cpuMsPerRequest, logBytesPerRequest });
+      console.log(`${kind}: ${name}: ${fmt(result.requests.average, 0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${fmt(cpuMsPerRequest, 2)} CPU ms/request`);
     };
     const listed = (await call(`${api}/subscriptions`, { token })) as { subscriptions: unknown[] };
     if (listed.subscriptions.length !== o.rules) throw new Error(`GET /subscriptions listed ${listed.subscriptions.length}, expected ${o.rules}`);
@@ -239,7 +259,7 @@ async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'po
     await measured('GET /me', `${api}/me`, { token });
     await measured('POST /search "bitcoin"', `${api}/search?limit=10`, { body: { keyphrases: [{ text: 'bitcoin' }] } });
     await measured('GET /catalog/search?q=bitc', `${api}/catalog/search?q=bitc`, {});
-    return { rows, createsPerSecond };
+    return { rows, createsPerSecond, createCpuMs };
   } finally {
     await stopChild(child);
   }
@@ -280,11 +300,11 @@ export async function runRestBench(o: RestBenchOptions): Promise<void> {
       const run = (url: string) => serviceRun(o, path.join(dir, kind), kind, url);
       const result = kind === 'pglite' ? await run('') : await withScratchDatabase(process.env.DATABASE_URL || DEFAULT_PG, run);
       rows.push(...result.rows);
-      creates.push([`${kind}: POST /subscriptions, sequential`, fmt(result.createsPerSecond, 0)]);
+      creates.push([`${kind}: POST /subscriptions, sequential (${o.rules})`, fmt(result.createsPerSecond, 0), fmt(result.createCpuMs, 2)]);
     }
     console.log(`machine: ${machine()}; ${o.connections} connections, ${o.seconds} s each after a 2 s warm-up; node dist/main.js, every role, VENUE=simulator`);
     printTable(
-      ['case', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'log bytes/request'],
+      ['case', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'server CPU ms/request', 'log bytes/request'],
       rows.map((r) => [
         r.name,
         fmt(r.result.requests.average, 0),
@@ -292,11 +312,12 @@ export async function runRestBench(o: RestBenchOptions): Promise<void> {
         fmt(r.result.latency.p99, 0),
         fmt(r.result.latency.max, 0),
         String(r.result.errors),
+        r.cpuMsPerRequest === undefined ? '' : fmt(r.cpuMsPerRequest, 2),
         r.logBytesPerRequest === undefined ? '' : fmt(r.logBytesPerRequest, 0),
       ]),
     );
     console.log('');
-    printTable(['case', 'creates/s'], creates);
+    printTable(['case', 'creates/s', 'server CPU ms each'], creates);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
