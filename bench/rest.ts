@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { fmt, machine, printTable } from './support.js';
 
@@ -18,17 +18,7 @@ import { fmt, machine, printTable } from './support.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/test';
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; max: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  duration: number;
-}
-type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
-// autocannon ships no types; this is the part of its programmatic API used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+type AutocannonResult = Awaited<ReturnType<typeof autocannon>>;
 
 export interface RestBenchOptions {
   seconds: number;
