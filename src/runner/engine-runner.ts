@@ -5,7 +5,8 @@ import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
 import { subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import type { FireOutcome } from './fire.js';
-import { FiringWriter } from './firing-writer.js';
+import { databaseFiringStore, FiringWriter } from './firing-writer.js';
+import { PriceIntake } from './price-intake.js';
 import { PriceReferences } from './references.js';
 import { followRuleChanges } from './rule-changes.js';
 import { RuleLoader } from './rule-loader.js';
@@ -90,7 +91,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const prices = new TokenPriceStore(database);
   const queue = new SerialQueue(logger);
   const writer = new FiringWriter({
-    database, logger, now, queue, prices,
+    store: databaseFiringStore(database, logger, prices), logger, now, queue, prices,
     owns: options.owns ?? (() => true),
     priceSaveDelayMs: options.priceSaveDelayMs ?? 100,
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),
@@ -100,6 +101,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onTokensChanged: (tokens) => emitter.emit('tokens-changed', tokens),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
+  const intake = new PriceIntake(references, writer, now);
   const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => loader.load(await ids()));
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -148,16 +150,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       await writer.finish();
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
-      if (!Number.isFinite(price)) return;
-      writer.notePrice(token, price, now());
-      const firings = references.price(token, price, now());
-      if (firings.length > 0) {
-        writer.add(firings, {
-          receivedAtMs,
-          ...(sourceEvent !== undefined ? { sourceEvent } : {}),
-          ...(sourceTimestampMs !== undefined ? { sourceTimestampMs } : {}),
-        });
-      }
+      intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
     },
     awaitReference(tokens) {
       for (const token of tokens) references.await(token);
