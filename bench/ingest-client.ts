@@ -130,9 +130,10 @@ if (side === 'oddswatch') {
   const index = new RuleIndex();
   for (const rule of benchRules(markets, Number(ruleCount))) index.add(rule, Date.now());
   const store: FiringStore = {
-    async writeFirings(batch) {
+    async writeFirings(batch, priceBatch) {
       firings += batch.length;
       written.firings += batch.length;
+      written.prices += priceBatch.length;
       return batch.map(() => 'written' as const);
     },
     async savePrices(batch) {

@@ -92,7 +92,11 @@ function nextChanges(b: Book, random: () => number): Change[] {
     return [{ bid: bidSide, cents: levels[Math.floor(random() * levels.length)]!, size: size() }];
   }
   if (r < 0.85 && askTop - bidTop > 1) return [{ bid: bidSide, cents: bidSide ? bidTop + 1 : askTop - 1, size: size() }];
-  if (side.size <= 1) return [{ bid: bidSide, cents: bidSide ? bidTop - 1 : askTop + 1, size: size() }].filter((c) => c.cents > 0 && c.cents < 100);
+  if (side.size <= 1) {
+    // A one-level side grows behind its top (or, at the edge of the price range, changes size).
+    const behind = bidSide ? bidTop - 1 : askTop + 1;
+    return [{ bid: bidSide, cents: behind > 0 && behind < 100 ? behind : top, size: size() }];
+  }
   // The best level is taken; a deeper one appears behind the book so its depth stays about the same.
   const deepest = bidSide ? Math.min(...side.keys()) - 1 : Math.max(...side.keys()) + 1;
   const changes: Change[] = [{ bid: bidSide, cents: top, size: 0 }];

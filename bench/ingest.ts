@@ -37,32 +37,40 @@ async function runSide(side: Side, server: FeedServer, o: IngestBenchOptions, me
     [...process.execArgv, entry, side, server.wsUrl, server.httpUrl, String(o.markets), String(o.rules), String(o.seed)],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, LOG_LEVEL: 'warn' } },
   );
+  // Every message is kept from the start: the child may say "ready" before the server's subscribed signal.
+  const seen = new Map<string, Record<string, unknown>>();
+  const waiters = new Map<string, (msg: Record<string, unknown>) => void>();
+  child.on('message', (msg: Record<string, unknown>) => {
+    for (const key of Object.keys(msg)) {
+      seen.set(key, msg);
+      waiters.get(key)?.(msg);
+    }
+  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => {
+      exitCode = code;
+      reject(new Error(`${side} client exited with ${code}`));
+    }),
+  );
+  exited.catch(() => {});
+  const next = (key: string) =>
+    Promise.race([exited, new Promise<Record<string, unknown>>((resolve) => (seen.has(key) ? resolve(seen.get(key)!) : waiters.set(key, resolve)))]);
   try {
-    const subscribed = server.nextSubscribed();
-    const next = (key: 'ready' | 'started' | 'result') =>
-      new Promise<ClientResult | undefined>((resolve, reject) => {
-        const onExit = (code: number | null) => reject(new Error(`${side} client exited with ${code} before "${key}"`));
-        child.once('exit', onExit);
-        const onMessage = (msg: Record<string, unknown>) => {
-          if (!(key in msg)) return;
-          child.off('message', onMessage);
-          child.off('exit', onExit);
-          resolve(msg.result as ClientResult | undefined);
-        };
-        child.on('message', onMessage);
-      });
-    const connection = await subscribed;
+    const connection = await Promise.race([exited, server.nextSubscribed()]);
     await next('ready');
     const started = next('started');
     child.send({ go: true, messages });
     await started;
     const result = next('result');
     await connection.replay(o.cycles);
-    return (await result)!;
+    return (await result).result as ClientResult;
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    if (exitCode === undefined) {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await gone;
+    }
   }
 }
 
