@@ -107,7 +107,8 @@ function finish(): void {
     firings,
     written,
   };
-  send({ result });
+  // Exiting on its own (not killed) lets `--cpu-prof` write its profile.
+  process.send!({ result }, () => process.exit(0));
 }
 
 process.on('message', (msg: { go?: boolean; messages?: number }) => {
@@ -162,9 +163,9 @@ if (side === 'oddswatch') {
   });
   writer.start();
   const intake = new PriceIntake(new PriceReferences(index), writer, Date.now);
-  const streamPrices = new StreamPrices((token, price, receivedAtMs, sourceEvent, sourceTimestampMs) => {
+  const streamPrices = new StreamPrices((token, price, receivedAtMs, msg) => {
     prices++;
-    intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+    intake.fromMessage(token, price, receivedAtMs, msg);
   });
   const stream = createMarketStream({
     url: wsUrl,

@@ -34,7 +34,7 @@ async function runSide(side: Side, server: FeedServer, o: IngestBenchOptions, me
   const entry = fileURLToPath(new URL('./ingest-client.ts', import.meta.url));
   const child: ChildProcess = spawn(
     process.execPath,
-    [...process.execArgv, entry, side, server.wsUrl, server.httpUrl, String(o.markets), String(o.rules), String(o.seed)],
+    [...process.execArgv, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), entry, side, server.wsUrl, server.httpUrl, String(o.markets), String(o.rules), String(o.seed)],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, LOG_LEVEL: 'warn' } },
   );
   // Every message is kept from the start: the child may say "ready" before the server's subscribed signal.
@@ -64,7 +64,9 @@ async function runSide(side: Side, server: FeedServer, o: IngestBenchOptions, me
     await started;
     const result = next('result');
     await connection.replay(o.cycles);
-    return (await result).result as ClientResult;
+    const measured = (await result).result as ClientResult;
+    await exited.catch(() => {});
+    return measured;
   } finally {
     if (exitCode === undefined) {
       const gone = new Promise((resolve) => child.once('exit', resolve));

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import type { MarketMessage } from '../venue/clob/messages.js';
 import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
 import { subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
@@ -52,6 +53,8 @@ export interface EngineRunner {
    * first price of a token awaiting a reference (see `awaitReference`) fires no crossing.
    */
   onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
+  /** A displayed price a venue message changed (the stream's path): its source event is built only for a firing. */
+  onMessagePrice(token: string, price: number, receivedAtMs: number, msg: MarketMessage): void;
   /**
    * The token's known price is not one the rules may compare with (the token was just followed,
    * or another engine evaluated it until now): its next price only sets the reference.
@@ -151,6 +154,9 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
       intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+    },
+    onMessagePrice(token, price, receivedAtMs, msg) {
+      intake.fromMessage(token, price, receivedAtMs, msg);
     },
     awaitReference(tokens) {
       for (const token of tokens) references.await(token);
