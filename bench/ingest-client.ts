@@ -32,7 +32,7 @@ export interface ClientResult {
   written: { firings: number; prices: number; samples: number };
 }
 
-type Side = 'oddswatch' | 'library';
+type Side = 'oddswatch' | 'library' | 'floor';
 const [side, wsUrl, httpUrl, marketCount, ruleCount, seed] = process.argv.slice(2) as [Side, string, string, string, string, string];
 const markets = feedMarkets(Number(marketCount), Number(seed));
 const tokenCount = markets.length * 2;
@@ -183,6 +183,21 @@ if (side === 'oddswatch') {
     counted(1);
   });
   stream.setTokens(markets.flatMap((m) => [m.yes, m.no]));
+} else if (side === 'floor') {
+  // The floor: ws receiving the frames and JSON.parse of each, nothing else (no checks, no prices,
+  // no rules). What any client that parses the frames with JSON.parse costs at least.
+  const { default: WebSocket } = await import('ws');
+  const ws = new WebSocket(wsUrl);
+  ws.on('open', () => ws.send(JSON.stringify({ assets_ids: markets.flatMap((m) => [m.yes, m.no]), type: 'market' })));
+  ws.on('message', (data) => {
+    const json: unknown = JSON.parse(data.toString());
+    const n = Array.isArray(json) ? json.length : 1;
+    if (started === undefined) {
+      for (let i = 0; i < n; i++) onReady();
+      return;
+    }
+    counted(n);
+  });
 } else {
   // @nevuamarkets/poly-websockets 1.0.2 as its README shows it, with the same rules evaluated on its
   // price updates. Its URL is a constant of the module; the one change made here is that its `ws`

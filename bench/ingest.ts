@@ -16,9 +16,13 @@ export interface IngestBenchOptions {
 }
 
 const DEFAULTS: IngestBenchOptions = { markets: 1000, rules: 1000, changes: 200_000, cycles: 5, runs: 2, seed: 42 };
-const SIDES = ['library', 'oddswatch'] as const;
+const SIDES = ['library', 'oddswatch', 'floor'] as const;
 type Side = (typeof SIDES)[number];
-const NAMES: Record<Side, string> = { library: '@nevuamarkets/poly-websockets 1.0.2 (baseline)', oddswatch: 'Oddswatch engine path' };
+const NAMES: Record<Side, string> = {
+  library: '@nevuamarkets/poly-websockets 1.0.2 (baseline)',
+  oddswatch: 'Oddswatch engine path',
+  floor: 'floor: ws + JSON.parse of each frame, nothing else',
+};
 
 export function ingestBenchOptions(args: string[]): IngestBenchOptions {
   const options = { ...DEFAULTS };
@@ -92,7 +96,7 @@ export async function runIngestBench(options: Partial<IngestBenchOptions> = {}):
     `feed: recorded in ${(Number(process.hrtime.bigint() - recordStart) / 1e9).toFixed(1)} s; per cycle ${fmt(feed.messagesPerCycle)} messages (${fmt(o.markets * 2)} book, the rest price_change), ${fmt(feed.framesPerCycle)} frames, ${fmt(feed.bytesPerCycle / feed.framesPerCycle)} bytes per frame on average, ${fmt(feed.arrayFrames * 100)}% of frames arrays of 2-8 messages`,
   );
   const server = await startFeedServer(feed);
-  const results: Record<Side, ClientResult[]> = { library: [], oddswatch: [] };
+  const results: Record<Side, ClientResult[]> = { library: [], oddswatch: [], floor: [] };
   try {
     for (let run = 0; run < o.runs; run++) {
       for (const side of SIDES) {
@@ -119,6 +123,7 @@ export async function runIngestBench(options: Partial<IngestBenchOptions> = {}):
   printTable(['client', 'msgs/s', 'msgs/CPU-s', 'vs baseline (msgs/s / per CPU-s)', 'RSS at end', 'price updates', 'firings'], [
     row(NAMES.library, base, base),
     row(NAMES.oddswatch, worse('oddswatch'), base),
+    row(NAMES.floor, worse('floor'), base),
   ]);
   const ours = worse('oddswatch');
   console.log(`Oddswatch's store (in place of the database writes) was given ${fmt(ours.written.firings)} firings, ${fmt(ours.written.prices)} saved prices, ${fmt(ours.written.samples)} minute samples.`);
