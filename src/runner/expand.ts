@@ -23,6 +23,8 @@ export interface RulePair {
   /** Last user change (restart, update); a firing before it no longer pauses the rule. */
   updatedAtMs: number | null;
   lastFiredAtMs: number | null;
+  /** The subscription's re-arm band in percentage points (`subscription_preferences`, 0 when none). */
+  rearmPoints: number;
 }
 
 type Row = {
@@ -36,6 +38,7 @@ type Row = {
   expires_at_ms: number | string | null;
   updated_at_ms: number | string | null;
   last_fired_at_ms: number | string | null;
+  rearm_points: number | string;
 };
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -77,11 +80,13 @@ export async function expandPriceRules(
              (extract(epoch from s.updated_at) * 1000)::float8 as updated_at_ms,
              -- A user change (restart, update) after the last firing clears its Recurring pause.
              case when s.updated_at is null or st.last_fired_at > s.updated_at
-                  then (extract(epoch from st.last_fired_at) * 1000)::float8 end as last_fired_at_ms
+                  then (extract(epoch from st.last_fired_at) * 1000)::float8 end as last_fired_at_ms,
+             coalesce(sp.rearm_points, 0) as rearm_points
       from pairs p
       join s on s.id = p.sid
       join catalog_markets m on m.id = p.mid
       left join subscription_market_state st on st.subscription_id = s.id and st.market_id = m.id
+      left join subscription_preferences sp on sp.subscription_id = s.id
       where not m.closed and m.yes_token_id <> ''
       order by s.id, m.id`,
     on,
@@ -97,6 +102,7 @@ export async function expandPriceRules(
     expiresAtMs: num(r.expires_at_ms),
     updatedAtMs: num(r.updated_at_ms),
     lastFiredAtMs: num(r.last_fired_at_ms),
+    rearmPoints: Number(r.rearm_points),
   }));
 }
 
@@ -114,6 +120,7 @@ export function compileRule(pair: RulePair, ruleId: number): CompiledRule {
     expiresAtMs: pair.expiresAtMs,
     enabled: true,
     lastFiredAtMs: pair.lastFiredAtMs,
+    rearmBand: thresholdFraction(pair.rearmPoints),
   };
 }
 

@@ -49,6 +49,11 @@ export class RuleSet {
     return [...ids];
   }
 
+  /** A subscription's loaded rules with what they belong to. */
+  rulesOf(subscriptionId: string): Array<[ruleId: number, key: RuleKey]> {
+    return [...(this.bySubscription.get(subscriptionId) ?? [])].map((ruleId) => [ruleId, this.keys.get(ruleId)!]);
+  }
+
   follows(token: string): boolean {
     return this.tokenRefs.has(token);
   }
