@@ -13,6 +13,8 @@ import {
 
 export type { CompiledRule, Firing } from './rules.js';
 
+const NO_RULES: readonly number[] = Object.freeze([]);
+
 /**
  * The alert engine's rule index: per token, sorted thresholds by rule family, so a tick costs
  * O(log n + fired). Same semantics as `ReferenceEvaluator` (see docs/engine.md).
@@ -54,6 +56,17 @@ export class RuleIndex implements AlertEvaluator {
     const index = this.tokenIds.get(token);
     const price = index === undefined ? NaN : this.hot[index * HOT_STRIDE + PRICE];
     return price === price ? price : undefined;
+  }
+
+  /**
+   * Rules whose re-arm side changed (a firing started a band, a price passed one) since the last
+   * call, for the runner to save; read `rearmAfter` for each.
+   */
+  takeBandChanges(): readonly number[] {
+    const changed = this.firer.bandChanges;
+    if (changed.length === 0) return NO_RULES;
+    this.firer.bandChanges = [];
+    return changed;
   }
 
   /**
@@ -241,6 +254,7 @@ export class RuleIndex implements AlertEvaluator {
     const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
     if (side === SIDE_UP ? p <= level : p >= level) {
       rules.setSide(r, SIDE_NONE);
+      this.firer.bandChanges.push(r);
       return;
     }
     (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).push(level, r);

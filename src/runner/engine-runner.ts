@@ -100,7 +100,18 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onTokensChanged: (tokens) => emitter.emit('tokens-changed', tokens),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
-  const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => loader.load(await ids()));
+  /** Hands the re-arm bands the index started or passed to the writer, right after each index call. */
+  const saveBandChanges = () => {
+    for (const ruleId of index.takeBandChanges()) {
+      const key = rules.key(ruleId);
+      if (key) writer.noteBand(key.subscriptionId, key.marketId, key.token, index.rearmAfter(ruleId));
+    }
+  };
+  const load = async (ids: readonly string[] | undefined) => {
+    await loader.load(ids);
+    saveBandChanges();
+  };
+  const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => load(await ids()));
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -124,7 +135,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         subscription: (id) => void runner.reloadSubscriptions([id]),
         watchlist: (id) => void reload(() => subscriptionsOfWatchlist(database, id)),
       });
-      await queue.enqueue(() => loader.load(undefined));
+      await queue.enqueue(() => load(undefined));
       // A saved price of a token no rule follows (left by a crash or an older version) must not
       // become the reference of a rule created later.
       for (const { tokenId } of saved) {
@@ -151,6 +162,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       if (!Number.isFinite(price)) return;
       writer.notePrice(token, price, now());
       const firings = references.price(token, price, now());
+      saveBandChanges();
       if (firings.length > 0) {
         writer.add(firings, {
           receivedAtMs,
@@ -166,9 +178,10 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     adoptReference(token, price) {
       const nowMs = now();
       writer.add(references.adopt(token, price, nowMs), { receivedAtMs: nowMs });
+      saveBandChanges();
     },
     reloadSubscriptions(ids) {
-      return queue.enqueue(() => loader.load([...new Set(ids)]));
+      return queue.enqueue(() => load([...new Set(ids)]));
     },
     reloadEvent(eventId) {
       return reload(() => subscriptionsTouchingEvent(database, eventId));

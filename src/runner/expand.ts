@@ -8,7 +8,7 @@ import {
   type TriggerInterval,
   type TriggerType,
 } from '../domain/enums.js';
-import { thresholdFraction, type CompiledRule } from '../engine/rules.js';
+import { thresholdFraction, type CompiledRule, type RearmSide } from '../engine/rules.js';
 
 /** One enabled price subscription on one open market, as the SQL expansion answers it. */
 export interface RulePair {
@@ -25,6 +25,8 @@ export interface RulePair {
   lastFiredAtMs: number | null;
   /** The subscription's re-arm band in percentage points (`subscription_preferences`, 0 when none). */
   rearmPoints: number;
+  /** A saved band not passed yet (cleared, as the pause, by a user change after that firing). */
+  rearmAfter: RearmSide | null;
 }
 
 type Row = {
@@ -39,6 +41,7 @@ type Row = {
   updated_at_ms: number | string | null;
   last_fired_at_ms: number | string | null;
   rearm_points: number | string;
+  rearm_after: RearmSide | null;
 };
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -81,7 +84,8 @@ export async function expandPriceRules(
              -- A user change (restart, update) after the last firing clears its Recurring pause.
              case when s.updated_at is null or st.last_fired_at > s.updated_at
                   then (extract(epoch from st.last_fired_at) * 1000)::float8 end as last_fired_at_ms,
-             coalesce(sp.rearm_points, 0) as rearm_points
+             coalesce(sp.rearm_points, 0) as rearm_points,
+             case when s.updated_at is null or st.last_fired_at > s.updated_at then st.rearm_after end as rearm_after
       from pairs p
       join s on s.id = p.sid
       join catalog_markets m on m.id = p.mid
@@ -103,6 +107,7 @@ export async function expandPriceRules(
     updatedAtMs: num(r.updated_at_ms),
     lastFiredAtMs: num(r.last_fired_at_ms),
     rearmPoints: Number(r.rearm_points),
+    rearmAfter: r.rearm_after,
   }));
 }
 
@@ -121,6 +126,7 @@ export function compileRule(pair: RulePair, ruleId: number): CompiledRule {
     enabled: true,
     lastFiredAtMs: pair.lastFiredAtMs,
     rearmBand: thresholdFraction(pair.rearmPoints),
+    rearmAfter: pair.rearmAfter,
   };
 }
 

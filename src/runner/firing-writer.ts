@@ -1,5 +1,6 @@
-import type { Database } from '../db/client.js';
-import type { Firing } from '../engine/rules.js';
+import { sql } from 'drizzle-orm';
+import type { Database, Queryable } from '../db/client.js';
+import type { Firing, RearmSide } from '../engine/rules.js';
 import type { Logger } from '../logger.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
 import { MinuteSampler, pruneSamples, writeSamples } from './price-samples.js';
@@ -33,6 +34,8 @@ export class FiringWriter {
   // Firings not yet written may be newer than subscription_market_state: reloads take the later.
   private readonly lastFired = new Map<string, number>();
   private readonly samples = new MinuteSampler();
+  /** Re-arm bands started or passed since the last save, by (subscription, market); the latest wins. */
+  private bands = new Map<string, BandState>();
   private priceTimer: NodeJS.Timeout | undefined;
   private accepting = false;
 
@@ -52,6 +55,16 @@ export class FiringWriter {
   /** When the rule last fired according to firings this process queued, if it did. */
   lastFiredAt(subscriptionId: string, marketId: string): number | undefined {
     return this.lastFired.get(`${subscriptionId}:${marketId}`);
+  }
+
+  /**
+   * A rule's re-arm band started (a firing) or was passed (null): saved with the prices, so with or
+   * after the firing that started it, and read back by the next start (expand.ts).
+   */
+  noteBand(subscriptionId: string, marketId: string, token: string, side: RearmSide | null): void {
+    if (!this.options.owns(token)) return;
+    this.bands.set(`${subscriptionId}:${marketId}`, { subscriptionId, marketId, side });
+    this.savePricesSoon();
   }
 
   /** An evaluated price, saved soon and kept in the minute's history. */
@@ -74,7 +87,7 @@ export class FiringWriter {
   /** Queues a write when prices or finished minutes wait (the periodic sweep calls it). */
   writeDue(nowMs: number): void {
     // Saved through the write queue, with or behind the firings those prices caused (see `write`).
-    if (this.options.prices.hasChanges || this.samples.hasWork(nowMs)) this.enqueueWrite();
+    if (this.options.prices.hasChanges || this.bands.size > 0 || this.samples.hasWork(nowMs)) this.enqueueWrite();
   }
 
   start(): void {
@@ -92,7 +105,15 @@ export class FiringWriter {
   async finish(): Promise<void> {
     const { database, logger, now, owns, prices } = this.options;
     await prices.flush();
+    await saveBands(database.db, this.takeBands());
     await writeSamples(database.db, this.samples.take(now(), true).filter((s) => owns(s.token))).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
+  }
+
+  private takeBands(): BandState[] {
+    if (this.bands.size === 0) return [];
+    const taken = [...this.bands.values()];
+    this.bands = new Map();
+    return taken;
   }
 
   private enqueueWrite(): void {
@@ -110,6 +131,7 @@ export class FiringWriter {
     if (this.pending.length > 0) this.enqueueWrite();
     const last = this.pending.length === 0;
     const priceBatch: PriceBatch = last ? prices.takeChanged() : [];
+    const bandBatch = last ? this.takeBands() : [];
     const nowMs = now();
     // Each token's history is written by the engine that owns it (checked here, once a minute, not per price).
     const sampleBatch = last ? this.samples.take(nowMs).filter((s) => owns(s.token)) : [];
@@ -123,6 +145,7 @@ export class FiringWriter {
       saveHistory().catch((err: unknown) => logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'));
     if (batch.length === 0) {
       if (priceBatch.length > 0) await prices.saveIn(database.db, priceBatch);
+      await saveBands(database.db, bandBatch);
       await saveHistoryLogged();
       return;
     }
@@ -130,6 +153,7 @@ export class FiringWriter {
       .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
         const written = await writeFirings(tx, batch);
         await prices.saveIn(tx, priceBatch);
+        await saveBands(tx, bandBatch);
         return written;
       })
       .catch(async (error: unknown) => {
@@ -146,6 +170,7 @@ export class FiringWriter {
             );
           }
           await prices.saveIn(tx, priceBatch);
+          await saveBands(tx, bandBatch);
           return results;
         });
       });
@@ -155,4 +180,20 @@ export class FiringWriter {
       if (outcome) this.options.onWritten(firing, outcome);
     });
   }
+}
+
+interface BandState {
+  subscriptionId: string;
+  marketId: string;
+  side: RearmSide | null;
+}
+
+/** One statement for the batch; a row not written yet (its firing skipped) is left alone. */
+async function saveBands(on: Queryable, bands: readonly BandState[]): Promise<void> {
+  if (bands.length === 0) return;
+  const values = sql.join(bands.map((b) => sql`(${b.subscriptionId}::text, ${b.marketId}::text, ${b.side}::text)`), sql`, `);
+  await on.execute(sql`
+    update subscription_market_state as st set rearm_after = v.side
+    from (values ${values}) as v(sid, mid, side)
+    where st.subscription_id = v.sid and st.market_id = v.mid`);
 }

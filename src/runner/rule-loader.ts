@@ -35,16 +35,13 @@ export class RuleLoader {
     // Tokens followed before this reload; a reload that keeps following one keeps its reference.
     const dropped = new Set<string>();
     const followed: string[] = [];
-    // Re-arm bands the price has not gone back past yet, by (subscription, market): in memory they
-    // are fresher than anything saved, and a reload (a preference, a watchlist or catalog change)
-    // must not turn a quiet rule loud again.
-    const bands = new Map<string, RearmSide>();
+    // Re-arm bands of the loaded rules, by (subscription, market): in memory they are fresher than
+    // the saved ones (written up to a price save later), and a reload (a preference, a watchlist or
+    // catalog change) must not turn a quiet rule loud again.
+    const bands = new Map<string, RearmSide | null>();
     if (subscriptionIds) {
       for (const id of subscriptionIds) {
-        for (const [ruleId, key] of rules.rulesOf(id)) {
-          const side = index.rearmAfter(ruleId);
-          if (side) bands.set(`${id}:${key.marketId}`, side);
-        }
+        for (const [ruleId, key] of rules.rulesOf(id)) bands.set(`${id}:${key.marketId}`, index.rearmAfter(ruleId));
         for (const ruleId of rules.removeSubscription(id, dropped)) index.remove(ruleId);
       }
     }
@@ -58,7 +55,7 @@ export class RuleLoader {
       const rule = compileRule(pair, ruleId);
       // A user change since the last firing (restart, update) clears the band, as it clears the pause.
       const band = bands.get(`${pair.subscriptionId}:${pair.marketId}`);
-      if (band && pair.lastFiredAtMs !== null) rule.rearmAfter = band;
+      if (band !== undefined) rule.rearmAfter = pair.lastFiredAtMs !== null ? band : null;
       if (firstOfToken && !dropped.delete(pair.token)) {
         tokensChanged = true;
         // The price remembered from before nobody followed the token is stale: forget it before

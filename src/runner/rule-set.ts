@@ -49,6 +49,10 @@ export class RuleSet {
     return [...ids];
   }
 
+  key(ruleId: number): RuleKey | undefined {
+    return this.keys.get(ruleId);
+  }
+
   /** A subscription's loaded rules with what they belong to. */
   rulesOf(subscriptionId: string): Array<[ruleId: number, key: RuleKey]> {
     return [...(this.bySubscription.get(subscriptionId) ?? [])].map((ruleId) => [ruleId, this.keys.get(ruleId)!]);

@@ -61,4 +61,55 @@ describe(`engine runner: re-arm bands (${engineName})`, () => {
     expect(await count()).toBe(quiet + 2);
     await runner.stop();
   });
+
+  it('a band not passed yet survives an engine restart, and so does a band that was passed', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const m = event.markets[0]!;
+    const subId = await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, type: 'Crossing', threshold: 50, triggerInterval: '0m' });
+    await env.http.put(`/subscription/${subId}/preferences`).set(a.auth).send({ rearmPoints: 2 }).expect(200);
+    const c = clock();
+    const count = async () => (await notificationsOf(env, subId)).length;
+    const run = async (...prices: number[]) => {
+      const runner = startRunner(env, c);
+      await runner.start();
+      for (const p of prices) runner.onPrice(m.yesTokenId, p, c.advance(1000));
+      await runner.stop();
+    };
+
+    await run(0.45, 0.51, 0.49);
+    expect(await count()).toBe(1);
+    await run(0.51, 0.49, 0.505); // restarted inside the band of the upward firing: quiet
+    expect(await count()).toBe(1);
+    await run(0.47); // past 48: Crossing fires the crossing back, and a band above starts
+    expect(await count()).toBe(2);
+    await run(0.51, 0.49);
+    expect(await count()).toBe(2);
+    await run(0.52, 0.5); // past 52: fires upward; then inside that band again
+    expect(await count()).toBe(3);
+    const last = (await notificationsOf(env, subId)).at(-1)!;
+    expect(last.payload).toMatchObject({ detectedValue: 0.52, detectionDetails: { previousValue: 0.49 } });
+  });
+
+  it('a Crossing Up band passed before a restart stays passed: the next crossing fires', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const m = event.markets[0]!;
+    const subId = await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, threshold: 50, triggerInterval: '0m' });
+    await env.http.put(`/subscription/${subId}/preferences`).set(a.auth).send({ rearmPoints: 2 }).expect(200);
+    const c = clock();
+    const runner = startRunner(env, c);
+    await runner.start();
+    for (const p of [0.45, 0.51, 0.47, 0.49]) runner.onPrice(m.yesTokenId, p, c.advance(1000));
+    await runner.stop();
+    expect(await notificationsOf(env, subId)).toHaveLength(1);
+
+    const second = startRunner(env, c);
+    await second.start(); // the saved price 0.49 is inside the band, but the band was passed at 0.47
+    second.onPrice(m.yesTokenId, 0.51, c.advance(1000));
+    await second.stop();
+    expect(await notificationsOf(env, subId)).toHaveLength(2);
+  });
 });
