@@ -59,6 +59,19 @@ export class RuleIndex implements AlertEvaluator {
   }
 
   /**
+   * Replaces a rule's band state with one saved elsewhere (an engine taking the token over reads
+   * what the previous owner saved), as `CompiledRule.rearmAfter` does on add.
+   */
+  restoreBand(ruleId: number, side: RearmSide | null): void {
+    const rules = this.rules;
+    if (!rules.isAlive(ruleId) || rules.band(ruleId) === 0) return;
+    this.dropBand(ruleId);
+    if (side === null || rules.state(ruleId) !== ARMED) return;
+    rules.setSide(ruleId, SIDE_NAMES.indexOf(side));
+    this.holdBand(ruleId);
+  }
+
+  /**
    * Rules whose re-arm side changed (a firing started a band, a price passed one) since the last
    * call, for the runner to save; read `rearmAfter` for each.
    */
@@ -247,9 +260,15 @@ export class RuleIndex implements AlertEvaluator {
     }
     rules.setState(r, ARMED);
     this.markDirty(tokenIndex, CROSSINGS_CHANGED);
+    this.holdBand(r);
+  }
+
+  /** A band restored (reload, takeover): passed already if the known price is past it, else waited for. */
+  private holdBand(r: number): void {
+    const rules = this.rules;
     const side = rules.side(r);
     if (side === SIDE_NONE) return;
-    // A band restored by a reload: passed already if the known price is past it, else waited for.
+    const tokenIndex = rules.token(r);
     const level = rules.rearmAt(r);
     const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
     if (side === SIDE_UP ? p <= level : p >= level) {
@@ -257,7 +276,20 @@ export class RuleIndex implements AlertEvaluator {
       this.firer.bandChanges.push(r);
       return;
     }
+    const s = this.tokens[tokenIndex];
     (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).push(level, r);
+    this.markDirty(tokenIndex, REARM_CHANGED);
+  }
+
+  /** Takes out a rule's band, if any, without reporting it (the rule leaves or its band is replaced). */
+  private dropBand(r: number): void {
+    const rules = this.rules;
+    const side = rules.side(r);
+    if (side === SIDE_NONE) return;
+    const tokenIndex = rules.token(r);
+    const s = this.tokens[tokenIndex];
+    (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).remove(rules.rearmAt(r), r);
+    rules.setSide(r, SIDE_NONE);
     this.markDirty(tokenIndex, REARM_CHANGED);
   }
 
@@ -280,15 +312,10 @@ export class RuleIndex implements AlertEvaluator {
     const rules = this.rules;
     const state = rules.state(r);
     rules.setState(r, OUT);
+    this.dropBand(r);
+    if (state !== ARMED) return;
     const tokenIndex = rules.token(r);
     const s = this.tokens[tokenIndex];
-    const side = rules.side(r);
-    if (side !== SIDE_NONE) {
-      (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).remove(rules.rearmAt(r), r);
-      rules.setSide(r, SIDE_NONE);
-      this.markDirty(tokenIndex, REARM_CHANGED);
-    }
-    if (state !== ARMED) return;
     const t = rules.threshold(r);
     const type = rules.type(r);
     if (type === TYPE_GREATER || type === TYPE_LESS) {

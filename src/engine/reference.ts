@@ -141,6 +141,16 @@ export class ReferenceEvaluator implements AlertEvaluator {
     return firings;
   }
 
+  /** Replaces a rule's band state, as `CompiledRule.rearmAfter` does on add. */
+  restoreBand(ruleId: number, side: RearmSide | null): void {
+    const at = this.positions.get(ruleId);
+    if (at === undefined || this.rules[at].band === 0) return;
+    const rule = this.rules[at];
+    rule.side = side;
+    const price = this.prices.get(rule.token);
+    if (side !== null && price !== undefined && pastRearmLevel(price, rule.rearmAt(), side)) rule.side = null;
+  }
+
   forgetPrice(token: string): void {
     this.prices.delete(token);
   }

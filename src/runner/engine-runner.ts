@@ -3,7 +3,7 @@ import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
-import { subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
+import { savedBands, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import type { FireOutcome } from './fire.js';
 import { FiringWriter } from './firing-writer.js';
 import { PriceReferences } from './references.js';
@@ -60,6 +60,11 @@ export interface EngineRunner {
   awaitsReference(token: string): boolean;
   /** Takes over the price another engine last evaluated, as the reference; no crossing fires. */
   adoptReference(token: string, price: number): void;
+  /**
+   * Takes the re-arm bands of these tokens' rules from the database: the engine that evaluated
+   * them until now saved them (takeover).
+   */
+  takeOverBands(tokens: readonly string[]): Promise<void>;
   /** Reloads the rules of these subscriptions from the database. */
   reloadSubscriptions(ids: readonly string[]): Promise<void>;
   /** Reloads every subscription that can cover a market of the event (a catalog change). */
@@ -178,6 +183,16 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     adoptReference(token, price) {
       const nowMs = now();
       writer.add(references.adopt(token, price, nowMs), { receivedAtMs: nowMs });
+      saveBandChanges();
+    },
+    async takeOverBands(tokens) {
+      // Not behind the queue: the takeover waits for this. Applied in one synchronous step, so a
+      // reload running meanwhile sees either none or all of them (and keeps them, see rule-loader.ts).
+      const saved = await savedBands(database, tokens);
+      for (const band of saved) {
+        const ruleId = rules.find(band.subscriptionId, band.marketId);
+        if (ruleId !== undefined) index.restoreBand(ruleId, band.rearmAfter);
+      }
       saveBandChanges();
     },
     reloadSubscriptions(ids) {

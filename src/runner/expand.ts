@@ -130,6 +130,22 @@ export function compileRule(pair: RulePair, ruleId: number): CompiledRule {
   };
 }
 
+/** The saved re-arm bands of the rules on these tokens, as `expandPriceRules` reads them. */
+export async function savedBands(
+  database: Database,
+  tokens: readonly string[],
+): Promise<Array<{ subscriptionId: string; marketId: string; rearmAfter: RearmSide | null }>> {
+  if (tokens.length === 0) return [];
+  const rows = await database.rows<{ subscription_id: string; market_id: string; rearm_after: RearmSide | null }>(sql`
+    select st.subscription_id, st.market_id,
+           case when s.updated_at is null or st.last_fired_at > s.updated_at then st.rearm_after end as rearm_after
+    from subscription_market_state st
+    join subscriptions s on s.id = st.subscription_id
+    join catalog_markets m on m.id = st.market_id
+    where m.yes_token_id in (${sql.join(tokens.map((t) => sql`${t}`), sql`, `)})`);
+  return rows.map((r) => ({ subscriptionId: r.subscription_id, marketId: r.market_id, rearmAfter: r.rearm_after }));
+}
+
 /** Ids of the subscriptions a watchlist change can affect (its own). */
 export async function subscriptionsOfWatchlist(database: Database, watchlistId: string): Promise<string[]> {
   const rows = await database.rows<{ id: string }>(sql`select id from subscriptions where watchlist_id = ${watchlistId}`);

@@ -73,6 +73,10 @@ const operation = (maxRules: number) => fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('set' as const), token: fc.constantFrom(...TOKENS), price }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant('forget' as const), token: fc.constantFrom(...TOKENS) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('sweep' as const) }), weight: 1 },
+  {
+    arbitrary: fc.record({ op: fc.constant('restoreBand' as const), ruleId: fc.integer({ min: 0, max: maxRules - 1 }), side: fc.constantFrom('up' as const, 'down' as const, null) }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ op: fc.constant('settle' as const) }), weight: 1 },
 );
 type Operation = ReturnType<typeof operation> extends fc.Arbitrary<infer T> ? T : never;
@@ -86,6 +90,7 @@ function apply(e: RuleIndex | ReferenceEvaluator, op: Operation, nowMs: number):
     case 'remove': e.remove(op.ruleId); return [];
     case 'enable': return e.setEnabled(op.ruleId, op.enabled, nowMs);
     case 'sweep': return e.sweep(nowMs);
+    case 'restoreBand': e.restoreBand(op.ruleId, op.side); return [];
     case 'settle': if (e instanceof RuleIndex) e.settleAll(); return [];
     case 'advance': return [];
   }

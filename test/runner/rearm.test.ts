@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { waitFor } from '../support/wait.js';
-import { clock, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { createEngineRunner } from '../../src/runner/engine-runner.js';
+import { clock, notificationsOf, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -111,5 +112,34 @@ describe(`engine runner: re-arm bands (${engineName})`, () => {
     second.onPrice(m.yesTokenId, 0.51, c.advance(1000));
     await second.stop();
     expect(await notificationsOf(env, subId)).toHaveLength(2);
+  });
+
+  it('an engine taking a token over takes the band the previous owner saved', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 1 });
+    const wl = await watchlistWith(env, a, [event]);
+    const m = event.markets[0]!;
+    const subId = await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, threshold: 50, triggerInterval: '0m' });
+    await env.http.put(`/subscription/${subId}/preferences`).set(a.auth).send({ rearmPoints: 2 }).expect(200);
+    const c = clock();
+    let ownerIsFirst = true;
+    const first = createEngineRunner({ database: env.database, logger: silent, now: c.now, flushIntervalMs: 60_000, owns: () => ownerIsFirst });
+    const second = createEngineRunner({ database: env.database, logger: silent, now: c.now, flushIntervalMs: 60_000, owns: () => !ownerIsFirst });
+    await first.start();
+    await second.start(); // loaded before any firing: no band in its memory
+    for (const p of [0.45, 0.51]) first.onPrice(m.yesTokenId, p, c.advance(1000));
+    await first.stop(); // saves the band with its prices
+    expect(await notificationsOf(env, subId)).toHaveLength(1);
+
+    ownerIsFirst = false;
+    second.adoptReference(m.yesTokenId, 0.51);
+    await second.takeOverBands([m.yesTokenId]);
+    for (const p of [0.49, 0.51, 0.49, 0.51]) second.onPrice(m.yesTokenId, p, c.advance(1000));
+    await second.idle();
+    expect(await notificationsOf(env, subId)).toHaveLength(1);
+    for (const p of [0.48, 0.5]) second.onPrice(m.yesTokenId, p, c.advance(1000));
+    await second.idle();
+    expect(await notificationsOf(env, subId)).toHaveLength(2);
+    await second.stop();
   });
 });
