@@ -15,8 +15,8 @@ export class Firer {
   private batch: Firing[] | null = null;
   /** A rule entered a re-arm lane since the index last looked: the token's re-arm lanes need settling. */
   disarmed = false;
-  /** Rules whose re-arm side changed since `RuleIndex.takeBandChanges` (the runner saves them). */
-  bandChanges: number[] = [];
+  /** Rules whose re-arm side changed since `RuleIndex.takeBandChanges`; null when nobody asks. */
+  bandChanges: number[] | null = null;
 
   constructor(
     private readonly rules: RuleStore,
@@ -74,7 +74,7 @@ export class Firer {
 
   private disarm(r: number, s: TokenState, side: number): void {
     this.rules.setSide(r, side);
-    this.bandChanges.push(r);
+    this.bandChanges?.push(r);
     (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).push(this.rules.rearmAt(r), r);
     this.disarmed = true;
   }
@@ -98,7 +98,7 @@ export class Firer {
         this.disarm(r, s, side === SIDE_UP ? SIDE_DOWN : SIDE_UP);
       } else {
         rules.setSide(r, SIDE_NONE);
-        this.bandChanges.push(r);
+        this.bandChanges?.push(r);
       }
     }
     lane.cut(lo, hi);

@@ -29,6 +29,11 @@ export class RuleIndex implements AlertEvaluator {
   private readonly firer = new Firer(this.rules, this.heap);
   private count = 0;
 
+  /** `reportBandChanges`: keep the list `takeBandChanges` answers (the runner saves it; a replay need not). */
+  constructor(options: { reportBandChanges?: boolean } = {}) {
+    if (options.reportBandChanges) this.firer.bandChanges = [];
+  }
+
   get size(): number {
     return this.count;
   }
@@ -77,7 +82,7 @@ export class RuleIndex implements AlertEvaluator {
    */
   takeBandChanges(): readonly number[] {
     const changed = this.firer.bandChanges;
-    if (changed.length === 0) return NO_RULES;
+    if (changed === null || changed.length === 0) return NO_RULES;
     this.firer.bandChanges = [];
     return changed;
   }
@@ -273,7 +278,7 @@ export class RuleIndex implements AlertEvaluator {
     const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
     if (side === SIDE_UP ? p <= level : p >= level) {
       rules.setSide(r, SIDE_NONE);
-      this.firer.bandChanges.push(r);
+      this.firer.bandChanges?.push(r);
       return;
     }
     const s = this.tokens[tokenIndex];

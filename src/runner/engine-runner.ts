@@ -89,7 +89,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const { database, logger } = options;
   const now = options.now ?? Date.now;
   const emitter = new EventEmitter();
-  const index = new RuleIndex();
+  const index = new RuleIndex({ reportBandChanges: true });
   const rules = new RuleSet();
   const references = new PriceReferences(index);
   const prices = new TokenPriceStore(database);
