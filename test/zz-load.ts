@@ -1,0 +1,13 @@
+import { readFile, mkdtemp, readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import * as fs from 'node:fs';
+const kind = process.argv[2]!; const dir = process.argv[3]!;
+const t = performance.now();
+const opts: any = { extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'max_connections=10'] };
+if (kind !== 'reopen') opts.loadDataDir = new Blob([fs.readFileSync(`/tmp/fp/image-${kind}.tar`)]);
+const pg = await PGlite.create(dir, opts);
+const r = await pg.query('select count(*) from drizzle.__drizzle_migrations');
+const hwm = /VmHWM:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status','utf8'))![1];
+console.log(kind, (performance.now()-t).toFixed(0), 'ms', r.rows, 'rss', process.memoryUsage().rss>>20, 'hwm', Number(hwm)>>10);
+await pg.close();
