@@ -1,10 +1,13 @@
 # syntax=docker/dockerfile:1
-# Build stage: the full install (TypeScript) compiles src/ to dist/.
+# Build stage: the full install (TypeScript, esbuild) compiles src/ to dist/, bundles dist/main.js
+# and prepares dist/pglite-image (the migrated database folder a first start copies: drizzle/).
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY drizzle ./drizzle
 COPY src ./src
 RUN npm run build
 
