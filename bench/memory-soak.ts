@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { prng } from './support.js';
+import { prng, serviceArgs } from './support.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -72,9 +72,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       })),
     }),
   );
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, serviceArgs(), {
     cwd: root,
-    env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0', VENUE: 'simulator', SIMULATOR_SCENARIO: scenario, LOG_LEVEL: 'info', DATABASE_URL: '', DATA_DIR: path.join(dir, 'data') },
+    env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0', VENUE: 'simulator', SIMULATOR_SCENARIO: scenario, LOG_LEVEL: 'info', DATABASE_URL: '', DATA_DIR: path.join(dir, 'data'), RATE_LIMIT_PER_MINUTE: '1000000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));

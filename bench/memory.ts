@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import { runSoak } from './memory-soak.js';
-import { machine, printTable } from './support.js';
+import { machine, printTable, serviceArgs } from './support.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -72,7 +72,7 @@ const option = (args: string[], name: string, fallback: number) => Number(args.f
 
 /**
  * `npm run bench -- memory [--seconds=30] [--minutes=10 --rules=10000 --markets=1000 --boundMb=40]`:
- * RSS of the whole service idle (`node dist/main.js`, as
+ * RSS of the whole service idle (`node <npm start's options> dist/main.js`, as
  * `npm start` runs it, every role, `VENUE=simulator`), on PGlite (first start on an empty folder,
  * then a later start) and on PostgreSQL, beside a bare `node` process and a bare PGlite instance
  * measured in the same run. Processes of one phase run side by side. Then (unless `--minutes=0`)
@@ -96,14 +96,14 @@ export async function runMemoryBench(args: string[]): Promise<void> {
     console.log(`machine: ${machine()}; idle window ${seconds} s after the ready line; RSS from /proc/<pid>/status`);
     const first = await Promise.all([
       measure('baseline: bare node process', ['-e', bareNode], {}, 'ready', seconds),
-      measure('service, PGlite, first start (empty DATA_DIR)', ['dist/main.js'], service({ DATA_DIR: dir }), started, seconds),
-      measure('service, PostgreSQL', ['dist/main.js'], service({ DATABASE_URL: url.toString(), DATA_DIR: `${dir}-unused` }), started, seconds),
+      measure('service, PGlite, first start (empty DATA_DIR)', serviceArgs(), service({ DATA_DIR: dir }), started, seconds),
+      measure('service, PostgreSQL', serviceArgs(), service({ DATABASE_URL: url.toString(), DATA_DIR: `${dir}-unused` }), started, seconds),
     ]);
     // The bare instance opens a copy of the service's folder: one folder is one PGlite at a time.
     await cp(dir, `${dir}-copy`, { recursive: true });
     const later = await Promise.all([
       measure('baseline: bare PGlite instance (its defaults), a copy of that folder', ['--input-type=module', '-e', barePglite(`${dir}-copy`)], {}, 'ready', seconds),
-      measure('service, PGlite, later start', ['dist/main.js'], service({ DATA_DIR: dir }), started, seconds),
+      measure('service, PGlite, later start', serviceArgs(), service({ DATA_DIR: dir }), started, seconds),
     ]);
     const kb = (n: number) => `${(n / 1024).toFixed(0)} MB`;
     printTable(
