@@ -105,10 +105,13 @@ export async function runMemoryBench(args: string[]): Promise<void> {
       measure('baseline: bare PGlite instance (its defaults), a copy of that folder', ['--input-type=module', '-e', barePglite(`${dir}-copy`)], {}, 'ready', seconds),
       measure('service, PGlite, later start', serviceArgs(), service({ DATA_DIR: dir }), started, seconds),
     ]);
+    // The same later start with plain `node dist/main.js`, no start options (on its own copy).
+    await cp(dir, `${dir}-plain`, { recursive: true });
+    const plain = await measure('baseline: later start, plain `node dist/main.js`', ['dist/main.js'], service({ DATA_DIR: `${dir}-plain` }), started, seconds);
     const kb = (n: number) => `${(n / 1024).toFixed(0)} MB`;
     printTable(
       ['process', `RSS idle (after ${seconds} s)`, 'RSS max while idle', 'peak (VmHWM)'],
-      [first[0]!, later[0]!, first[1]!, later[1]!, first[2]!].map((m) => [m.name, kb(m.idleKb), kb(m.idleMaxKb), kb(m.peakKb)]),
+      [first[0]!, later[0]!, plain, first[1]!, later[1]!, first[2]!].map((m) => [m.name, kb(m.idleKb), kb(m.idleMaxKb), kb(m.peakKb)]),
     );
     if (soak.minutes > 0) {
       const r = await runSoak(soak);
@@ -126,6 +129,7 @@ export async function runMemoryBench(args: string[]): Promise<void> {
     await rm(dir, { recursive: true, force: true });
     await rm(`${dir}-copy`, { recursive: true, force: true });
     await rm(`${dir}-unused`, { recursive: true, force: true });
+    await rm(`${dir}-plain`, { recursive: true, force: true });
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();
   }

@@ -58,10 +58,11 @@ export async function runStartBench(args: string[]): Promise<void> {
     'baseline: node -e ""': [],
     'baseline: bare PGlite, open an empty folder (initdb) + select 1': [],
     'baseline: bare PGlite, reopen that folder + select 1': [],
-    'first start, empty DATA_DIR (initdb + migrate + first account)': [],
+    'first start, empty DATA_DIR (copy of dist/pglite-image + first account)': [],
     'later start, existing DATA_DIR': [],
+    'later start, plain `node dist/main.js` (without the start options)': [],
   };
-  const [node, pgliteFirst, pgliteLater, first, later] = Object.values(rows) as [number[], number[], number[], number[], number[]];
+  const [node, pgliteFirst, pgliteLater, first, later, plain] = Object.values(rows) as [number[], number[], number[], number[], number[], number[]];
   for (let i = 0; i < runs; i++) {
     node.push(await timeUntil(['-e', ''], {}));
     const bare = await mkdtemp(path.join(tmpdir(), 'oddswatch-bench-start-pglite-'));
@@ -71,6 +72,7 @@ export async function runStartBench(args: string[]): Promise<void> {
       pgliteLater.push(await timeUntil(['--input-type=module', '-e', openPglite(bare)], {}));
       first.push(await timeUntil(serviceArgs(), { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
       later.push(await timeUntil(serviceArgs(), { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
+      plain.push(await timeUntil(['dist/main.js'], { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
     } finally {
       await rm(bare, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
