@@ -48,6 +48,9 @@ const trustProxy = z
     return entries;
   });
 
+/** Outbox writers that are given no settings (tests, notices) use it too. */
+export const DEFAULT_DIGEST_HOUR = 9;
+
 export const ConfigSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -107,6 +110,11 @@ export const ConfigSchema = z.object({
   ENDPOINT_DISABLE_MIN_NOTIFICATIONS: int(1, 1_000_000).default(10),
   /** Feed health: a market feed connection silent this long while rules follow its tokens is an outage (accounts are told). */
   FEED_STALE_AFTER_MS: int(100, 86_400_000).default(60_000),
+  /** Daily digests are sent at this hour (0-23) in each account's time zone. */
+  DIGEST_HOUR: int(0, 23).default(DEFAULT_DIGEST_HOUR),
+  /** Burst grouping: an account's firings to one chat beyond this many within BURST_WINDOW_MS go as one grouped message. */
+  BURST_MAX: int(1, 1000).default(5),
+  BURST_WINDOW_MS: int(100, 3_600_000).default(10_000),
   /** Feed health: the catalog sync failing every pass this long is an outage too. */
   SYNC_FAILING_AFTER_MS: int(100, 7 * 86_400_000).default(600_000),
 });

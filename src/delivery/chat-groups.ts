@@ -22,14 +22,27 @@ function groupKey(delivery: ClaimedWithContext): string | undefined {
 }
 
 /**
- * Splits claimed deliveries into sends: chat deliveries of one account to one chat about the same
- * market, token and detection go together (at most as many as one message has button rows for);
- * everything else alone. Order is kept: a group sits where its first delivery was.
+ * Splits claimed deliveries into sends: the deliveries of one batch (quiet hours, a digest, a
+ * burst: batches.ts) go together as one summary, however many; chat deliveries of one account to
+ * one chat about the same market, token and detection go together (at most as many as one message
+ * has button rows for); everything else alone. A delivery to a disabled channel is always alone
+ * (it is recorded unsent). Order is kept: a group sits where its first delivery was.
  */
 export function groupForChat<T extends ClaimedWithContext>(claimed: readonly T[]): Array<[T, ...T[]]> {
   const sends: Array<[T, ...T[]]> = [];
   const open = new Map<string, [T, ...T[]]>();
   for (const delivery of claimed) {
+    if (delivery.batchKey && !delivery.context.disabledReason) {
+      const key = `batch ${delivery.batchKey}`;
+      const batch = open.get(key);
+      if (batch) batch.push(delivery);
+      else {
+        const fresh: [T, ...T[]] = [delivery];
+        sends.push(fresh);
+        open.set(key, fresh);
+      }
+      continue;
+    }
     const key = groupKey(delivery);
     const group = key === undefined ? undefined : open.get(key);
     // The same notification twice (two channels to one chat) is two messages, as configured.

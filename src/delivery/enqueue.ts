@@ -1,8 +1,9 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, ne, or, sql } from 'drizzle-orm';
 import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { accountPreferences, deliveries, deliveryAttempts, notifications, subscriptionPreferences } from '../db/schema/index.js';
-import { quietHoursEnd } from '../domain/quiet-hours.js';
+import { DEFAULT_DIGEST_HOUR } from '../config.js';
+import { decideBatches, type AccountQuietHours, type BurstSettings } from './batches.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
@@ -43,20 +44,38 @@ export async function writeNotification(on: Queryable, input: NotificationToWrit
  * the caller can skip the state changes that belong to the first write. ON CONFLICT DO NOTHING
  * also waits out a racing writer of the same key instead of aborting the transaction.
  */
-export async function writeNotificationOnce(tx: Queryable, input: NotificationToWrite): Promise<string | null> {
-  const [id] = await writeNotificationsOnce(tx, [input]);
+export async function writeNotificationOnce(tx: Queryable, input: NotificationToWrite, batching?: BatchingOptions): Promise<string | null> {
+  const [id] = await writeNotificationsOnce(tx, [input], batching);
   return id ?? null;
 }
+
+/** How the outbox groups deliveries into batched sends (batches.ts); the settings of that name. */
+export interface BatchingOptions {
+  /** DIGEST_HOUR. */
+  digestHour: number;
+  /** BURST_MAX and BURST_WINDOW_MS; absent, no burst grouping (the engine's writes pass them). */
+  burst?: BurstSettings;
+  /** The clock of quiet hours, digests and burst windows (tests move it across a DST change). */
+  now?: () => number;
+}
+
+/** Quiet hours and digests act without settings; bursts only where the writer passes them. */
+const DEFAULT_BATCHING: BatchingOptions = { digestHour: DEFAULT_DIGEST_HOUR };
 
 /**
  * Several outbox writes in a fixed number of statements, whatever their count: each answer is the
  * new notification id, or null where the key was written before (or earlier in the same list).
  */
-export async function writeNotificationsOnce(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<(string | null)[]> {
+export async function writeNotificationsOnce(
+  tx: Queryable,
+  inputs: readonly NotificationToWrite[],
+  batching: BatchingOptions = DEFAULT_BATCHING,
+): Promise<(string | null)[]> {
   if (inputs.length === 0) return [];
-  const snoozes = await snoozedSubscriptions(tx, inputs);
-  const quiet = await quietHoursOf(tx, inputs);
-  const nowMs = Date.now();
+  const prefs = await subscriptionPreferencesOf(tx, inputs);
+  const snoozes = prefs.snoozes;
+  const accounts = await accountPreferencesOf(tx, inputs);
+  const nowMs = (batching.now ?? Date.now)();
   const rows = inputs.map((input) => ({
     id: newId(),
     accountId: input.accountId,
@@ -77,28 +96,43 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
   if (written.length === 0) return ids;
 
   const snoozedIds = new Map(rows.flatMap((row) => (row.snoozedUntil ? [[row.id, row.snoozedUntil] as const] : [])));
-  const deliveryRows = written.flatMap(({ input, id }) => {
+  const planned = written.flatMap(({ input, id }) => {
     const snoozedUntil = snoozedIds.get(id);
     return input.channels.map((channel, position) => {
       // Snoozed: the inbox keeps the firing, the other channels are recorded unsent with the reason,
       // as a disabled channel's are (FAILED, so "redeliver" can still send them on request).
       const held = snoozedUntil !== undefined && channel.type !== 'In App';
-      // Quiet hours hold a channel's delivery (not drop it): it is due when they end.
-      const hush = quiet.get(input.accountId);
-      const quietEnd = !held && hush && hush.channels.includes(channel.type) ? quietHoursEnd(nowMs, hush.timezone, hush) : null;
       return {
-        id: newId(),
-        notificationId: id,
-        position,
-        channelType: channel.type,
-        settings: channel.settings ?? null,
-        status: held ? ('FAILED' as const) : ('PENDING' as const),
-        ...(held ? { lastError: snoozedError(snoozedUntil) } : {}),
-        ...(quietEnd !== null ? { dueAt: new Date(quietEnd) } : {}),
+        input,
+        row: {
+          id: newId(),
+          notificationId: id,
+          position,
+          channelType: channel.type,
+          settings: channel.settings ?? null,
+          status: held ? ('FAILED' as const) : ('PENDING' as const),
+          ...(held ? { lastError: snoozedError(snoozedUntil) } : {}),
+        },
       };
     });
   });
-  // In chunks: PostgreSQL takes at most 65,535 parameters per statement (6 per row here), and a
+  // Quiet hours, digests and bursts hold a delivery (never drop it) for one summary send.
+  const batchable = planned.filter((p) => p.row.status === 'PENDING');
+  const decisions = await decideBatches(
+    tx,
+    batchable.map(({ input, row }) => ({ accountId: input.accountId, subscriptionId: input.subscriptionId, channelType: row.channelType, settings: row.settings })),
+    {
+      nowMs,
+      quietHours: accounts.quietHours,
+      timezones: accounts.timezones,
+      digests: prefs.digests,
+      digestHour: batching.digestHour,
+      ...(batching.burst ? { burst: batching.burst } : {}),
+    },
+  );
+  const batched = new Map(batchable.flatMap((p, i) => (decisions[i] ? [[p.row.id, decisions[i]] as const] : [])));
+  const deliveryRows = planned.map(({ row }) => ({ ...row, ...batched.get(row.id) }));
+  // In chunks: PostgreSQL takes at most 65,535 parameters per statement (at most 9 per row here), and a
   // batch of firings times up to MAX_CHANNELS_PER_SUBSCRIPTION channels can pass that.
   for (let start = 0; start < deliveryRows.length; start += DELIVERY_ROWS_PER_INSERT) {
     await tx.insert(deliveries).values(deliveryRows.slice(start, start + DELIVERY_ROWS_PER_INSERT));
@@ -121,26 +155,50 @@ export function snoozedError(until: Date): string {
   return `Not sent: the subscription is snoozed until ${until.toISOString()}`;
 }
 
-/** The snoozes in force now of the inputs' subscriptions: one query, none when no input has one. */
-async function snoozedSubscriptions(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<Map<string, Date>> {
+/**
+ * The inputs' subscriptions' snoozes in force now and digest modes: one query, none when no input
+ * has a subscription.
+ */
+async function subscriptionPreferencesOf(tx: Queryable, inputs: readonly NotificationToWrite[]) {
+  const snoozes = new Map<string, Date>();
+  const digests = new Map<string, 'hourly' | 'daily'>();
   const ids = [...new Set(inputs.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])))];
-  if (ids.length === 0) return new Map();
+  if (ids.length === 0) return { snoozes, digests };
   const rows = await tx
-    .select({ id: subscriptionPreferences.subscriptionId, until: subscriptionPreferences.snoozedUntil })
+    .select({
+      id: subscriptionPreferences.subscriptionId,
+      until: sql<Date | null>`case when ${subscriptionPreferences.snoozedUntil} > now() then ${subscriptionPreferences.snoozedUntil} end`.mapWith(
+        subscriptionPreferences.snoozedUntil,
+      ),
+      delivery: subscriptionPreferences.delivery,
+    })
     .from(subscriptionPreferences)
-    .where(and(inArray(subscriptionPreferences.subscriptionId, ids), gt(subscriptionPreferences.snoozedUntil, sql`now()`)));
-  return new Map(rows.flatMap((r) => (r.until ? [[r.id, r.until] as const] : [])));
+    .where(
+      and(
+        inArray(subscriptionPreferences.subscriptionId, ids),
+        or(gt(subscriptionPreferences.snoozedUntil, sql`now()`), ne(subscriptionPreferences.delivery, 'instant')),
+      ),
+    );
+  for (const r of rows) {
+    if (r.until) snoozes.set(r.id, r.until);
+    if (r.delivery !== 'instant') digests.set(r.id, r.delivery);
+  }
+  return { snoozes, digests };
 }
 
-type AccountQuietHours = { timezone: string; start: string; end: string; channels: ChannelType[] };
-
-/** The quiet hours of the inputs' accounts that have any: one query, none without a chat channel. */
-async function quietHoursOf(tx: Queryable, inputs: readonly NotificationToWrite[]): Promise<Map<string, AccountQuietHours>> {
+/** The time zones and quiet hours of the inputs' accounts that set them: one query, none without a channel but the inbox. */
+async function accountPreferencesOf(tx: Queryable, inputs: readonly NotificationToWrite[]) {
+  const quietHours = new Map<string, AccountQuietHours>();
+  const timezones = new Map<string, string>();
   const ids = [...new Set(inputs.flatMap((i) => (i.channels.some((c) => c.type !== 'In App') ? [i.accountId] : [])))];
-  if (ids.length === 0) return new Map();
+  if (ids.length === 0) return { quietHours, timezones };
   const rows = await tx
     .select({ id: accountPreferences.accountId, timezone: accountPreferences.timezone, quietHours: accountPreferences.quietHours })
     .from(accountPreferences)
     .where(inArray(accountPreferences.accountId, ids));
-  return new Map(rows.flatMap((r) => (r.quietHours ? [[r.id, { timezone: r.timezone, ...r.quietHours }] as const] : [])));
+  for (const r of rows) {
+    timezones.set(r.id, r.timezone);
+    if (r.quietHours) quietHours.set(r.id, { timezone: r.timezone, ...r.quietHours });
+  }
+  return { quietHours, timezones };
 }

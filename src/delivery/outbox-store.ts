@@ -26,6 +26,8 @@ export interface ClaimedDelivery {
   channelType: ChannelType;
   settings: ChannelSettings | null;
   attempts: number;
+  /** Sent in one summary with the other deliveries of this key (batches.ts); null: on its own. */
+  batchKey?: string | null;
   /** The lease as stored (text keeps the microseconds): the proof this worker still owns the row. */
   lease: string;
 }
@@ -45,30 +47,49 @@ export type ClaimedWithContext = ClaimedDelivery & { context: SendContext };
 
 /**
  * Claims up to `limit` due deliveries under a lease and loads what their sends need in the same
- * round trip (one query per claim batch instead of one context load per delivery).
+ * round trip (one query per claim batch instead of one context load per delivery). A batched
+ * delivery brings the rest of its batch (all of it, whatever the limit): the batch is taken whole
+ * by one worker, whose transaction-scoped advisory lock on the key keeps other workers from taking
+ * a part of it at the same moment.
  */
 export async function claimDueDeliveries(
   database: Database,
   limit: number,
   leaseMs: number,
+  /** Claim what is due by this instant instead of the database's now (tests of held deliveries). */
+  dueBy?: Date,
 ): Promise<ClaimedWithContext[]> {
+  const due = dueBy ? sql`${dueBy.toISOString()}::timestamptz` : sql`now()`;
   const rows = await database.db.transaction(async (tx) => {
     await withoutFlushWait(tx);
     return database.rows<ClaimedDelivery & SendContext & ClaimedRuleColumns & Record<string, unknown>>(
       sql`
-    with claimed as (
-      update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
-      where id in (
+    with picked as (
+      select id, batch_key from deliveries
+      where status = 'PENDING' and due_at <= ${due} and (lease_until is null or lease_until < now())
+        and (batch_key is null or pg_try_advisory_xact_lock(hashtext(batch_key)))
+      order by due_at
+      limit ${limit}::int
+      for update skip locked
+    ),
+    -- the rest of the picked batches, key by key through the partial index on batch_key
+    batch_rest as (
+      select d.id from (select distinct batch_key from picked where batch_key is not null) k
+      cross join lateral (
         select id from deliveries
-        where status = 'PENDING' and due_at <= now() and (lease_until is null or lease_until < now())
-        order by due_at
-        limit ${limit}::int
-        for update skip locked
-      )
-      returning id, notification_id, position, channel_type, settings, attempts, lease_until
+        where batch_key is not null and batch_key = k.batch_key
+          and status = 'PENDING' and (lease_until is null or lease_until < now())
+        offset 0 -- kept a subquery per key: an index lookup each, never a walk of every held delivery
+      ) d
+      where d.id not in (select id from picked)
+    ),
+    claimed as (
+      update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
+      where id in (select id from picked union all select id from batch_rest)
+      returning id, notification_id, position, channel_type, settings, attempts, lease_until, batch_key
     )
     select c.id, c.notification_id as "notificationId", c.position, c.channel_type as "channelType", c.settings, c.attempts,
-      c.lease_until::text as lease,
+      c.batch_key as "batchKey", c.lease_until::text as lease,
       n.payload,
       a.webhook_secret as "webhookSecret",
       a.previous_webhook_secret as "previousWebhookSecret",
@@ -102,6 +123,7 @@ export async function claimDueDeliveries(
     channelType: r.channelType,
     settings: r.settings,
     attempts: r.attempts,
+    batchKey: r.batchKey,
     lease: r.lease,
     context: {
       payload: r.payload,

@@ -6,6 +6,7 @@ import { newId } from '../services/ids.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { marketChartUrl } from '../domain/links.js';
 import { claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type HealthTracking, type ClaimedDelivery, type ClaimedWithContext, type SendContext } from './outbox-store.js';
+import { batchKindOf } from './batches.js';
 import { groupForChat } from './chat-groups.js';
 import { enablePath } from './health-notice.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
@@ -31,6 +32,11 @@ export interface DeliveryWorkerOptions {
    * it instead of waiting them out).
    */
   now?: () => number;
+  /**
+   * The clock deliveries are due by: tests of quiet hours and digests move it past a batch's end.
+   * Default: the database's clock.
+   */
+  dueClock?: () => number;
 }
 
 export interface DeliveryWorker {
@@ -79,7 +85,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     do {
       again = false;
       while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
-        const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs).catch((err: unknown) => {
+        const dueBy = opts.dueClock ? new Date(opts.dueClock()) : undefined;
+        const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs, dueBy).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
           return [];
         });
@@ -116,30 +123,40 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
         ? { outcome: 'failed', error: disabledError(delivery, context), durationMs: 0 }
         : await send(delivery, {
             ...buildJob(delivery, context, attempt, config, now()),
-            ...(others.length > 0 ? { alsoFired: others.map((d) => ({ payload: d.context.payload, rule: d.context.rule ?? null })) } : {}),
+            ...(delivery.batchKey
+              ? { batch: { kind: batchKindOf(delivery.batchKey), items: group.map((d) => ({ notificationId: d.notificationId, payload: d.context.payload, rule: d.context.rule ?? null })) } }
+              : others.length > 0
+                ? { alsoFired: others.map((d) => ({ payload: d.context.payload, rule: d.context.rule ?? null })) }
+                : {}),
           });
     } finally {
       sending -= group.length;
       for (const d of group) unanswered.delete(d.id);
       wake(); // the slots are free: claim more while the outcomes are recorded
     }
-    await Promise.all(group.map((d) => settle(d, result, skipped)));
+    await settle(group, result, skipped);
   }
 
-  /** Records one delivery's outcome of a send and schedules its retry. */
-  async function settle(delivery: ClaimedWithContext, result: SendResult, skipped: boolean) {
-    const { context } = delivery;
-    const attempt = delivery.attempts + 1;
-    const next = nextAttempt({
-      attempt,
-      result,
-      rateLimitedBefore: context.rateLimitedBefore,
-      retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
-      freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
+  /**
+   * Records each delivery's outcome of one send and schedules the retries. A send's records go in
+   * one write: a batch retried must not be claimed again in part while the rest are still leased.
+   */
+  async function settle(group: readonly ClaimedWithContext[], result: SendResult, skipped: boolean) {
+    const nexts = group.map((delivery) =>
+      nextAttempt({
+        attempt: delivery.attempts + 1,
+        result,
+        rateLimitedBefore: delivery.context.rateLimitedBefore,
+        retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
+        freeRateLimitedRetries: CHANNEL_RETRY_RULES[delivery.channelType].freeRateLimitedRetries,
+      }),
+    );
+    const kept = await record(group.map((delivery, i) => ({ delivery, outcome: { result, status: nexts[i]!.status, retryDelayMs: nexts[i]!.retryAtDelayMs, skipped } })));
+    group.forEach((delivery, i) => {
+      const next = nexts[i]!;
+      if (!kept[i]) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
+      if (kept[i] && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
     });
-    const kept = await record({ delivery, outcome: { result, status: next.status, retryDelayMs: next.retryAtDelayMs, skipped } });
-    if (!kept) logger.warn({ deliveryId: delivery.id }, 'lease lost before the result was recorded; another worker owns it');
-    if (kept && next.status === 'PENDING') scheduleWake(next.retryAtDelayMs ?? 0);
   }
 
   // The channel is named by subscription and position only: its URL or chat id may hold a secret.
@@ -153,21 +170,27 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       ),
   };
 
-  const toRecord: Array<{ record: AttemptRecord; done: (kept: boolean) => void; failed: (err: unknown) => void }> = [];
+  const toRecord: Array<{ record: AttemptRecord; done: (kept: boolean) => void; failed: (err: unknown) => void; send: object }> = [];
   let recording = false;
 
-  function record(attemptRecord: AttemptRecord): Promise<boolean> {
-    return new Promise<boolean>((done, failed) => {
-      toRecord.push({ record: attemptRecord, done, failed });
-      if (!recording) void flush();
-    });
+  /** Queues one send's records (kept together in one write); answers, per record, whether the lease was still held. */
+  function record(attemptRecords: readonly AttemptRecord[]): Promise<boolean[]> {
+    const send = {};
+    const answers = attemptRecords.map(
+      (attemptRecord) => new Promise<boolean>((done, failed) => toRecord.push({ record: attemptRecord, done, failed, send })),
+    );
+    if (!recording) void flush();
+    return Promise.all(answers);
   }
 
   async function flush() {
     recording = true;
     try {
       while (toRecord.length > 0) {
-        const batch = toRecord.splice(0, RECORD_BATCH);
+        let size = Math.min(RECORD_BATCH, toRecord.length);
+        // Never between the records of one send.
+        while (size < toRecord.length && toRecord[size]!.send === toRecord[size - 1]!.send) size++;
+        const batch = toRecord.splice(0, size);
         try {
           const kept = await recordAttempts(
             database,

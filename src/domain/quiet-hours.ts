@@ -97,3 +97,27 @@ export function quietHoursEnd(atMs: number, timeZone: string, quiet: QuietHours)
   const endMs = instantOf(timeZone, next.getUTCFullYear(), next.getUTCMonth() + 1, next.getUTCDate(), end);
   return endMs > atMs ? endMs : null;
 }
+
+/**
+ * The next top of a local hour strictly after `atMs` (hourly digests). Counted from the local
+ * minute and second, so a zone half an hour off UTC gets its own :00, and a daylight-saving jump
+ * (which happens on an hour) changes nothing.
+ */
+export function nextLocalHour(atMs: number, timeZone: string): number {
+  const w = wallTime(timeZone, atMs);
+  return atMs - (atMs % 1000) - (w.minute * 60 + w.second) * 1000 + 3_600_000;
+}
+
+/**
+ * The next instant strictly after `atMs` whose local wall time is `hour`:00 (daily digests), with
+ * the same reading of skipped and repeated times as the end of quiet hours.
+ */
+export function nextLocalTimeOfDay(atMs: number, timeZone: string, hour: number): number {
+  const w = wallTime(timeZone, atMs);
+  for (let days = 0; days <= 2; days++) {
+    const day = new Date(Date.UTC(w.year, w.month - 1, w.day + days));
+    const at = instantOf(timeZone, day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate(), hour * 60);
+    if (at > atMs) return at;
+  }
+  throw new Error(`no local ${hour}:00 within two days of ${new Date(atMs).toISOString()} in ${timeZone}`);
+}

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { NOTIFICATION_TYPE } from '../domain/enums.js';
 import { ErrorBody } from './response-schemas.js';
 import { isStream, pathParams, type Route, type StreamRoute } from './route.js';
-import { EventStatusNotification, PriceNotification, WebhookHeaders } from './webhook-payloads.js';
+import { DigestNotification, EventStatusNotification, PriceNotification, WebhookHeaders } from './webhook-payloads.js';
+import { DIGEST_NOTIFICATION } from '../delivery/senders/webhook-body.js';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input; the error says what to fix',
@@ -100,6 +101,7 @@ export function buildOpenApiDocument(routes: Route[], serverUrl?: string) {
     webhooks: {
       [NOTIFICATION_TYPE.price]: webhookCall('A price rule fired', PriceNotification),
       [NOTIFICATION_TYPE.eventStatus]: webhookCall('An event or market opened or closed', EventStatusNotification),
+      [DIGEST_NOTIFICATION]: webhookCall('A digest: several notifications in one call', DigestNotification),
     },
   });
 }

@@ -8,6 +8,8 @@ import {
   SUBSCRIPTION_TYPES,
   TRIGGER_TYPES,
 } from '../domain/enums.js';
+import { BATCH_KINDS } from '../delivery/batches.js';
+import { DIGEST_NOTIFICATION } from '../delivery/senders/webhook-body.js';
 
 // What a Webhook channel receives (spec: Events), for the OpenAPI document's `webhooks` section.
 // Strict objects: a field the engine adds without describing it here fails the conformance test.
@@ -81,6 +83,22 @@ export const EventStatusNotification = z
     id: 'EventStatusNotification',
     description:
       "Sent by 'New or closed events and markets' rules. Demo webhooks receive the same shape without subscriptionId, watchlistId and watchlistName.",
+  });
+
+export const DigestNotification = z
+  .strictObject({
+    type: z.literal(DIGEST_NOTIFICATION),
+    userId: z.string(),
+    reason: z.enum(BATCH_KINDS).meta({
+      description: 'Why these were sent together: quiet hours ended, an hourly or daily digest, or a burst',
+    }),
+    count: z.number().int().min(1),
+    notifications: z.array(z.union([PriceNotification, EventStatusNotification])).min(1).meta({ description: 'In the order they fired' }),
+  })
+  .meta({
+    id: 'DigestNotification',
+    description:
+      "Several notifications in one call: a subscription's hourly or daily digest, or what quiet hours held (when they list Webhook). webhook-id is the same on every attempt of the same batch.",
   });
 
 /** The headers of every webhook call (Standard Webhooks signature, see docs/delivery.md). */

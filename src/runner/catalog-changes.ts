@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import type { BatchingOptions } from '../delivery/enqueue.js';
 import { fanOutToDemoWebhooks } from '../delivery/demo-fanout.js';
 import { statusPayloadBase } from '../delivery/payloads.js';
 import { closeSubscriptions, loadEvent, matchingSubscriptions, notifySubscription } from './catalog-effects.js';
@@ -21,6 +22,8 @@ export interface CatalogChangeConsumerOptions {
    * first time, the newest change (older ones are history).
    */
   afterId?: number;
+  /** How the notices' deliveries are batched (digests, bursts); default: no burst grouping. */
+  batching?: BatchingOptions;
 }
 
 export interface CatalogChangeConsumer {
@@ -42,7 +45,7 @@ async function handleChange(options: CatalogChangeConsumerOptions, change: Catal
     for (const base of bases) await fanOutToDemoWebhooks(database.db, base);
     if (bases.length > 0) {
       for (const subscriptionId of await matchingSubscriptions(database, change)) {
-        for (const base of bases) await notifySubscription(database.db, subscriptionId, base, change.detectedAt);
+        for (const base of bases) await notifySubscription(database.db, subscriptionId, base, change.detectedAt, options.batching);
       }
     }
   }

@@ -3,7 +3,7 @@ import type { Database, Db } from '../db/client.js';
 import { catalogEvents, catalogMarkets, subscriptionChannels, subscriptions, watchlists } from '../db/schema/index.js';
 import { CATALOG_RULE_TYPE } from '../domain/enums.js';
 import { armedOutcome, statusColumns, statusOf, transition } from '../domain/subscription-status.js';
-import { writeNotificationOnce } from '../delivery/enqueue.js';
+import { writeNotificationOnce, type BatchingOptions } from '../delivery/enqueue.js';
 import { noticeSubject, subscriptionStatusPayload, type ChannelRow, type MarketRow, type StatusPayloadBase } from '../delivery/payloads.js';
 import { announceSubscriptionChange } from '../services/watchlists/changes.js';
 import type { CatalogChange, Closing } from './catalog-notices.js';
@@ -41,7 +41,13 @@ export async function matchingSubscriptions(database: Database, change: CatalogC
  * and checked again (it may have been paused since it was matched); a replayed notice (its dedupe
  * key written before) changes nothing.
  */
-export async function notifySubscription(db: Db, subscriptionId: string, base: StatusPayloadBase, detectedAt: Date): Promise<void> {
+export async function notifySubscription(
+  db: Db,
+  subscriptionId: string,
+  base: StatusPayloadBase,
+  detectedAt: Date,
+  batching?: BatchingOptions,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for('update');
     const next = sub && transition(statusOf(sub), { kind: 'catalog notified' });
@@ -59,7 +65,7 @@ export async function notifySubscription(db: Db, subscriptionId: string, base: S
       payload: subscriptionStatusPayload(base, sub, wl?.name ?? '', channels),
       dedupeKey: `${sub.id}:${noticeSubject(base)}`,
       channels,
-    });
+    }, batching);
     if (id === null) return;
     await tx
       .update(subscriptions)

@@ -8,6 +8,7 @@ import { savedBands, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from
 import type { FireOutcome } from './fire.js';
 import { databaseFiringStore, FiringWriter } from './firing-writer.js';
 import { PriceIntake } from './price-intake.js';
+import type { BatchingOptions } from '../delivery/enqueue.js';
 import { PriceReferences } from './references.js';
 import { followRuleChanges } from './rule-changes.js';
 import { RuleLoader } from './rule-loader.js';
@@ -31,6 +32,8 @@ export interface EngineRunnerOptions {
    * shards.ts). Firings of other tokens are dropped before they are written. Default: all.
    */
   owns?: (token: string) => boolean;
+  /** DIGEST_HOUR, BURST_MAX and BURST_WINDOW_MS for the firings' deliveries (default: no burst grouping). */
+  batching?: BatchingOptions;
 }
 
 export interface EngineRunnerEvents {
@@ -99,7 +102,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const prices = new TokenPriceStore(database);
   const queue = new SerialQueue(logger);
   const writer = new FiringWriter({
-    store: databaseFiringStore(database, logger, prices), logger, now, queue, prices,
+    store: databaseFiringStore(database, logger, prices, options.batching), logger, now, queue, prices,
     owns: options.owns ?? (() => true),
     priceSaveDelayMs: options.priceSaveDelayMs ?? 100,
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),

@@ -12,7 +12,7 @@ import type { Firing } from '../engine/rules.js';
 import { statusOf, transition, type SubscriptionStatus } from '../domain/subscription-status.js';
 import { NOTIFICATION_TYPE } from '../domain/enums.js';
 import { pricePayload, type ChannelRow } from '../delivery/payloads.js';
-import { writeNotificationsOnce } from '../delivery/enqueue.js';
+import { writeNotificationsOnce, type BatchingOptions } from '../delivery/enqueue.js';
 
 export interface FiringContext {
   /** When the venue data behind the price was received (ms). */
@@ -47,9 +47,9 @@ const PLACE_COLUMNS = {
  * subscription's new status and counters, the (subscription, market) last firing, the
  * price_notification and its deliveries. The runner's fallback when a batch cannot be written whole.
  */
-export async function writeFiring(on: Queryable, firing: Firing, ctx: FiringContext): Promise<FireOutcome> {
+export async function writeFiring(on: Queryable, firing: Firing, ctx: FiringContext, batching?: BatchingOptions): Promise<FireOutcome> {
   try {
-    const [outcome] = await on.transaction((tx) => writeFirings(tx, [{ firing, ctx }]));
+    const [outcome] = await on.transaction((tx) => writeFirings(tx, [{ firing, ctx }], batching));
     return outcome!;
   } catch (error) {
     // Written before (a replay), or by a racing writer of the same key.
@@ -77,7 +77,7 @@ export class ReplayInBatch extends Error {
  * Throws `ReplayInBatch` when a dedupe key was already written (a replay after a crash, rare), so
  * the caller rolls this back and uses `writeFiring` on each, whose own commits settle such cases.
  */
-export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<FireOutcome[]> {
+export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batching?: BatchingOptions): Promise<FireOutcome[]> {
   const subscriptionIds = [...new Set(batch.map((b) => b.firing.subscriptionId))].sort();
   const marketIds = [...new Set(batch.map((b) => b.firing.marketId))];
   const locked = await tx
@@ -152,6 +152,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[]): Pro
       dedupeKey: w.dedupeKey,
       channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
     })),
+    batching,
   );
   if (ids.includes(null)) throw new ReplayInBatch();
 

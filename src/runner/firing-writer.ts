@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.js';
 import type { Firing, RearmSide } from '../engine/rules.js';
 import type { Logger } from '../logger.js';
+import type { BatchingOptions } from '../delivery/enqueue.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
 import { MinuteSampler, pruneSamples, writeSamples, type MinuteSample } from './price-samples.js';
 import type { SerialQueue } from './serial-queue.js';
@@ -24,12 +25,12 @@ export interface FiringStore {
 }
 
 /** The store of the engine: firings, prices and history in the database. */
-export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore): FiringStore {
+export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore, batching?: BatchingOptions): FiringStore {
   return {
     async writeFirings(batch, priceBatch, bandBatch) {
       return database.db
         .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
-          const written = await writeFirings(tx, batch);
+          const written = await writeFirings(tx, batch, batching);
           await prices.saveIn(tx, priceBatch);
           await saveBands(tx, bandBatch);
           return written;
@@ -41,7 +42,7 @@ export function databaseFiringStore(database: Database, logger: Logger, prices: 
             for (const { firing, ctx } of batch) {
               // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
               results.push(
-                await writeFiring(tx, firing, ctx).catch((err: unknown) => {
+                await writeFiring(tx, firing, ctx, batching).catch((err: unknown) => {
                   logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
                   return undefined;
                 }),

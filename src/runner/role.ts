@@ -63,7 +63,11 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   // it follows them (token → the new owner's slot): a handover leaves no moment without an owner.
   const handingOver = new Map<string, number>();
   const evaluates = (token: string) => shards.owns(token) || handingOver.has(token);
-  const runner = createEngineRunner({ database, logger, owns: evaluates });
+  const batching = {
+    digestHour: config.DIGEST_HOUR,
+    burst: { max: config.BURST_MAX, windowMs: config.BURST_WINDOW_MS },
+  };
+  const runner = createEngineRunner({ database, logger, owns: evaluates, batching });
   const savedPrices = new TokenPriceStore(database);
   const clobRest: ClobRestClient | undefined =
     options.marketStream && !options.clobUrl
@@ -200,7 +204,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   const initial = onChanged(shards.members.filter((s) => s !== shards.slot), true);
   shards.on('changed', (_view, previousMembers) => void onChanged(previousMembers, false));
   await initial;
-  const catalog = createCatalogChangeConsumer({ database, logger, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
+  const catalog = createCatalogChangeConsumer({ database, logger, batching, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
   await catalog.start();
   const feedHealth = startFeedHealth({
     database,

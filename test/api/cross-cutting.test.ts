@@ -159,5 +159,9 @@ describe(`rate limits (${engineName})`, () => {
     expect(parseConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).TRUST_PROXY).toEqual(['loopback', '10.0.0.0/8']);
     expect(() => parseConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY="true": must be a number of proxy hops/);
     expect(() => parseConfig({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/not understood: 10.0.0.0\/33/);
+    // Batched sends (#19): defaults, and a setting out of range named in the error.
+    expect(parseConfig({})).toMatchObject({ DIGEST_HOUR: 9, BURST_MAX: 5, BURST_WINDOW_MS: 10_000 });
+    expect(() => parseConfig({ DIGEST_HOUR: '24' })).toThrow(/DIGEST_HOUR="24"/);
+    expect(() => parseConfig({ BURST_MAX: '0' })).toThrow(/BURST_MAX="0"/);
   });
 });

@@ -69,8 +69,8 @@ describe(`the route table and the OpenAPI document (${engineName})`, () => {
     expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'last-event-id' })]));
   });
 
-  it("describes both webhook payloads in the document's webhooks section, with the spec's required fields", () => {
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['event_status_notification', 'price_notification']);
+  it("describes the webhook payloads in the document's webhooks section, with the spec's required fields", () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['digest_notification', 'event_status_notification', 'price_notification']);
     const payload = (name: string) => resolve(doc.webhooks[name]!.post!.requestBody!.content['application/json']!.schema);
 
     const price = payload('price_notification');
@@ -97,5 +97,10 @@ describe(`the route table and the OpenAPI document (${engineName})`, () => {
       expect(status.properties![optional], optional).toBeDefined();
       expect(status.required).not.toContain(optional);
     }
+
+    // Digests and quiet-hours summaries to a webhook: the spec's objects in one body (docs/delivery.md).
+    const digest = payload('digest_notification');
+    expect(digest.properties!.type).toMatchObject({ const: 'digest_notification' });
+    expect(digest.required).toEqual(expect.arrayContaining(['type', 'userId', 'reason', 'count', 'notifications']));
   });
 });

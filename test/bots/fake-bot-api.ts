@@ -18,6 +18,8 @@ export interface FakeBotApi {
   refused: (RecordedCall & { answer: TelegramRefusal })[];
   /** Chats whose sendMessage answers 403 "bot was blocked by the user". */
   blockedChats: Set<number | string>;
+  /** Telegram's flood control: the next this many sendMessage calls answer 429 with `retry_after` 1. */
+  floodNext(count: number): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
   const blockedChats = new Set<number | string>();
   const refused: FakeBotApi['refused'] = [];
   let messageId = 0;
+  let flooded = 0;
   const results: Record<string, (body: Record<string, any>) => unknown> = {
     getMe: () => ({ id: 42, is_bot: true, first_name: 'Oddswatch', username: 'OddswatchTestBot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }),
     setMyCommands: () => true,
@@ -59,6 +62,12 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
       if (method === 'sendMessage' && blockedChats.has(body.chat_id)) {
         return refuse({ error_code: 403, description: 'Forbidden: bot was blocked by the user' });
       }
+      if (method === 'sendMessage' && flooded > 0) {
+        flooded -= 1;
+        const answer = { error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } };
+        refused.push({ method, body, answer });
+        return refuse(answer);
+      }
       if (!match || (!results[method] && method !== 'getUpdates')) return refuse({ error_code: 404, description: 'Not Found' });
       const refusal = hasLoneSurrogate(body) ? { error_code: 400, description: 'Bad Request: strings must be encoded in UTF-8' } : checkTelegramCall(method, body);
       if (refusal) {
@@ -84,6 +93,7 @@ export async function startFakeBotApi(token: string): Promise<FakeBotApi> {
     callsTo: (method) => calls.filter((c) => c.method === method),
     refused,
     blockedChats,
+    floodNext: (count) => void (flooded = count),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

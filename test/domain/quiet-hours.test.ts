@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTimeZone, quietHoursEnd } from '../../src/domain/quiet-hours.js';
+import { isTimeZone, nextLocalHour, nextLocalTimeOfDay, quietHoursEnd } from '../../src/domain/quiet-hours.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -47,5 +47,27 @@ describe('quiet hours in a time zone', () => {
     expect(isTimeZone('UTC')).toBe(true);
     expect(isTimeZone('Mars/Olympus')).toBe(false);
     expect(isTimeZone('')).toBe(false);
+  });
+});
+
+describe('digest times in a time zone', () => {
+  it('an hourly digest is due at the next local top of the hour, also in a zone half an hour off UTC', () => {
+    expect(iso(nextLocalHour(at('2026-01-15T10:20:30.500Z'), 'Europe/Berlin'))).toBe('2026-01-15T11:00:00.000Z');
+    expect(iso(nextLocalHour(at('2026-01-15T11:00:00.000Z'), 'Europe/Berlin'))).toBe('2026-01-15T12:00:00.000Z');
+    // India is UTC+5:30: its tops of the hour are at :30 UTC.
+    expect(iso(nextLocalHour(at('2026-01-15T10:20:00Z'), 'Asia/Kolkata'))).toBe('2026-01-15T10:30:00.000Z');
+    // 01:30 CET on the spring-forward night: the next top of the hour is 03:00 CEST, 30 minutes later.
+    expect(iso(nextLocalHour(at('2026-03-29T00:30:00Z'), 'Europe/Berlin'))).toBe('2026-03-29T01:00:00.000Z');
+  });
+
+  it('a daily digest is due at the next local DIGEST_HOUR, at the wall time across daylight-saving changes', () => {
+    expect(iso(nextLocalTimeOfDay(at('2026-01-15T06:00:00Z'), 'Europe/Berlin', 9))).toBe('2026-01-15T08:00:00.000Z');
+    expect(iso(nextLocalTimeOfDay(at('2026-01-15T08:00:00Z'), 'Europe/Berlin', 9))).toBe('2026-01-16T08:00:00.000Z');
+    // Written the evening before the spring-forward change (UTC+1), due at 09:00 summer time (UTC+2).
+    expect(iso(nextLocalTimeOfDay(at('2026-03-28T20:00:00Z'), 'Europe/Berlin', 9))).toBe('2026-03-29T07:00:00.000Z');
+    // And back in autumn: 09:00 is UTC+1 again on 25 October.
+    expect(iso(nextLocalTimeOfDay(at('2026-10-24T20:00:00Z'), 'Europe/Berlin', 9))).toBe('2026-10-25T08:00:00.000Z');
+    // A skipped wall time (02:00 in spring) is read with the offset before it: 03:00 CEST.
+    expect(iso(nextLocalTimeOfDay(at('2026-03-28T20:00:00Z'), 'Europe/Berlin', 2))).toBe('2026-03-29T01:00:00.000Z');
   });
 });

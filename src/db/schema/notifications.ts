@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { CHANNEL_STATUSES, CHANNEL_TYPES, NOTIFICATION_TYPES } from '../../domain/enums.js';
 import { accounts } from './accounts.js';
@@ -44,14 +45,34 @@ export const deliveries = pgTable(
     dueAt: ts('due_at').notNull().defaultNow(),
     leaseUntil: ts('lease_until'),
     lastError: text('last_error'),
+    /**
+     * Set when the delivery is held to be sent in one summary with others (quiet hours, a digest,
+     * a burst): the deliveries of one key go to one destination and are due together (batches.ts).
+     */
+    batchKey: text('batch_key'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('deliveries_notification_channel_idx').on(t.notificationId, t.position),
     index('deliveries_due_idx').on(t.status, t.dueAt),
+    index('deliveries_batch_idx').on(t.batchKey).where(sql`batch_key is not null`),
   ],
 );
+
+/**
+ * Burst grouping: each chat destination's current window, counted in the database so that every
+ * writer of the outbox (several engine processes) shares one count.
+ */
+export const deliveryBursts = pgTable('delivery_bursts', {
+  /** The account and chat (batches.ts `destinationOf`), hashed. */
+  destination: text('destination').primaryKey(),
+  accountId: text('account_id')
+    .notNull()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  windowStart: ts('window_start').notNull(),
+  count: integer('count').notNull(),
+});
 
 export const deliveryAttempts = pgTable(
   'delivery_attempts',

@@ -288,3 +288,17 @@ export function alertLine(payload: Record<string, unknown>): string {
   const move = priceMove(reading);
   return `${subjectLine({ subject: cutText(priceSubject(payload), MAX_SUBJECT), ...(move ? { move } : {}) })} · ${priceWording(reading).headline}`;
 }
+
+/** What one notification says in a line of its own, without the subject: "⬆ Crossed above 60 %", "🔒 Market closed". */
+export function headlineOf(payload: Record<string, unknown>): { subject: string; headline: string; price?: number } {
+  if (isStatus(payload)) {
+    const { subject, headline } = statusWording(payload);
+    return { subject: cutText(subject, MAX_SUBJECT), headline };
+  }
+  const reading = readPrice(payload);
+  return {
+    subject: cutText(priceSubject(payload), MAX_SUBJECT),
+    headline: priceWording(reading).headline,
+    ...(reading.price !== undefined ? { price: reading.price } : {}),
+  };
+}

@@ -3,6 +3,7 @@ import { httpError, isSuccess, networkFailure, parseJsonObject } from './http-re
 import { cutText } from '../../text/cut.js';
 import { alertMessage, type AlertMessage, type Tone } from '../message/facts.js';
 import { summarizeHealthNotice, TEST_LABEL } from './summary.js';
+import { batchSummary, summaryBody } from '../message/summary.js';
 import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from './types.js';
 import { retryAfterHeaderMs, retryAfterSecondsMs } from '../../net/retry-after.js';
 
@@ -72,6 +73,17 @@ export function formatDiscordEmbed(
   more: Pick<DeliveryJob, 'rule' | 'outcomeName' | 'alsoFired'> = {},
 ): DiscordEmbed {
   return renderDiscordEmbed(alertMessage({ fired: firedOf(payload, more), links, outcomeName: more.outcomeName, test }));
+}
+
+/** A batched send (quiet hours, a digest, a burst) as one embed; Discord's description holds 4,096 characters. */
+export function formatDiscordSummary(batch: NonNullable<DeliveryJob['batch']>) {
+  const summary = batchSummary(batch.kind, batch.items);
+  return {
+    title: fit(summary.title, 256),
+    description: summaryBody(summary, 4000, { heading: (t) => `\n**${escapeMarkdown(t)}**`, line: (t) => `• ${escapeMarkdown(t)}` }),
+    color: COLORS.neutral,
+    footer: { text: 'Oddswatch' },
+  };
 }
 
 type DiscordButton =
@@ -177,6 +189,8 @@ export function createDiscordSender({
    * Delete and Re-enable only when `interactive`: the message is one our application posts.
    */
   function messageOf(job: DeliveryJob, interactive: boolean) {
+    // A summary of several alerts has no one rule to pause: no buttons.
+    if (job.batch) return { embeds: [formatDiscordSummary(job.batch)], allowed_mentions: { parse: [] } };
     // An endpoint-health notice is about the account's channel, not a market: no rule buttons.
     const notice = summarizeHealthNotice(job.payload);
     if (notice) {
@@ -210,7 +224,7 @@ export function createDiscordSender({
     target.searchParams.set('with_components', 'true');
     // Only the interactive buttons depend on the lookup: skip it when there are none to show.
     const notice = summarizeHealthNotice(job.payload);
-    const wantsButtons = notice ? Boolean(notice.reEnableAction) : !job.test;
+    const wantsButtons = notice ? Boolean(notice.reEnableAction) : !job.test && !job.batch;
     const body = { username: 'Oddswatch', ...messageOf(job, wantsButtons && (await ownedByUs(webhook))) };
     return post(target, body, { allowPrivate }, (status) => {
       if (status !== 401 && status !== 404) return undefined;

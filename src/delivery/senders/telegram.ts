@@ -4,6 +4,7 @@ import { isSuccess, networkFailure, parseJsonObject } from './http-result.js';
 import { cutText } from '../../text/cut.js';
 import { alertMessage, subjectLine, type AlertMessage } from '../message/facts.js';
 import { summarizeHealthNotice, TEST_LABEL } from './summary.js';
+import { batchSummary, summaryBody } from '../message/summary.js';
 import { firedOf, type ChannelSender, type DeliveryJob, type SendResult } from './types.js';
 
 export function escapeHtml(text: string): string {
@@ -70,6 +71,16 @@ export function formatTelegramMessage(
   return renderTelegramAlert(alertMessage({ fired: firedOf(payload, more), links, outcomeName: more.outcomeName, test }));
 }
 
+/** Telegram's limit is 4,096 characters after entity parsing; the tags are not counted. */
+const SUMMARY_MAX = 3900;
+
+/** A batched send (quiet hours, a digest, a burst) as one Telegram message. */
+export function formatTelegramSummary(batch: NonNullable<DeliveryJob['batch']>): TelegramMessage {
+  const summary = batchSummary(batch.kind, batch.items);
+  const body = summaryBody(summary, SUMMARY_MAX, { heading: (t) => `\n<b>${escapeHtml(t)}</b>`, line: (t) => `• ${escapeHtml(t)}` });
+  return { text: `<b>${escapeHtml(summary.title)}</b>\n${body}`, reply_markup: { inline_keyboard: [] } };
+}
+
 export interface TelegramSenderOptions {
   botToken?: string;
   apiRoot?: string;
@@ -100,7 +111,7 @@ export function createTelegramSender({ botToken, apiRoot = 'https://api.telegram
       if (chatId === undefined) {
         return { outcome: 'failed', error: 'The Telegram channel has no telegramChatId', durationMs: 0 };
       }
-      const message = formatTelegramMessage(job.payload, job.links, job.test, job);
+      const message = job.batch ? formatTelegramSummary(job.batch) : formatTelegramMessage(job.payload, job.links, job.test, job);
       const body = { chat_id: chatId, parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...message };
       try {
         // The API root is operator configuration, not user input: a local Bot API server is allowed.

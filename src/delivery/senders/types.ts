@@ -1,4 +1,5 @@
 import type { ChannelSettings } from '../../db/schema/subscriptions.js';
+import type { BatchKind } from '../batches.js';
 import type { FiredAlert, RuleState } from '../message/facts.js';
 
 export interface DeliveryJob {
@@ -24,6 +25,15 @@ export interface DeliveryJob {
    * same message. Webhooks get one body per notification.
    */
   alsoFired?: readonly FiredAlert[];
+  /**
+   * A batched send (quiet hours, a digest, a burst): every notification of the batch in one
+   * summary message, or one signed `digest_notification` body for a webhook. `payload` is the first.
+   */
+  batch?: { kind: BatchKind; items: readonly BatchItem[] };
+}
+
+export interface BatchItem extends FiredAlert {
+  notificationId: string;
 }
 
 /** The job's notification and those grouped with it, in order. */

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { postJson } from '../../net/http-post.js';
-import { webhookBody } from './webhook-body.js';
+import { digestBody, webhookBody } from './webhook-body.js';
 import { retryAfterHeaderMs } from '../../net/retry-after.js';
 import { httpError, isSuccess, networkFailure } from './http-result.js';
 import type { ChannelSender, DeliveryJob, SendResult } from './types.js';
@@ -44,7 +44,9 @@ export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () =
       const url = job.settings.webhookUrl;
       if (!url) return { outcome: 'failed', error: 'The Webhook channel has no webhookUrl', durationMs: 0 };
       // The receiver's own view, made here because one stored payload serves every channel.
-      const body = JSON.stringify({ ...webhookBody(job.payload, url), ...(job.test ? { test: true } : {}) });
+      const digest = job.batch ? digestBody(job.batch, url) : undefined;
+      const body = JSON.stringify(digest ? digest.body : { ...webhookBody(job.payload, url), ...(job.test ? { test: true } : {}) });
+      const webhookId = digest ? digest.id : job.notificationId;
       try {
         const response = await postJson(url, body, {
           allowPrivate,
@@ -52,7 +54,7 @@ export function createWebhookSender({ allowPrivate, timeoutMs = 5000, now = () =
           headers: {
             'user-agent': WEBHOOK_USER_AGENT,
             'content-type': 'application/json',
-            ...signatureHeaders(job.notificationId, body, job.signingSecret, now(), job.previousSigningSecret),
+            ...signatureHeaders(webhookId, body, job.signingSecret, now(), job.previousSigningSecret),
           },
         });
         const { statusCode, durationMs } = response;

@@ -8,6 +8,8 @@
 export interface TelegramRefusal {
   error_code: number;
   description: string;
+  /** 429: how long to wait (flood control). */
+  parameters?: { retry_after: number };
 }
 
 const badRequest = (what: string): TelegramRefusal => ({ error_code: 400, description: `Bad Request: ${what}` });
