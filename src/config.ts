@@ -107,6 +107,8 @@ export const ConfigSchema = z.object({
   ENDPOINT_DISABLE_MIN_NOTIFICATIONS: int(1, 1_000_000).default(10),
   /** Feed health: a market feed connection silent this long while rules follow its tokens is an outage (accounts are told). */
   FEED_STALE_AFTER_MS: int(100, 86_400_000).default(60_000),
+  /** Daily digests are sent at this hour (0-23) in each account's time zone. */
+  DIGEST_HOUR: int(0, 23).default(9),
   /** Feed health: the catalog sync failing every pass this long is an outage too. */
   SYNC_FAILING_AFTER_MS: int(100, 7 * 86_400_000).default(600_000),
 });

@@ -11,6 +11,9 @@ export const PRICE_RULE_TYPES = [
 ] as const;
 export type PriceRuleType = (typeof PRICE_RULE_TYPES)[number];
 
+/** The rules a re-arm band (`rearmPoints`) applies to: those that fire on crossing a threshold. */
+export const REARM_RULE_TYPES: ReadonlySet<string> = new Set<PriceRuleType>(['Crossing', 'Crossing Up', 'Crossing Down', 'Crossing Step']);
+
 export const CATALOG_RULE_TYPE = 'New or closed events and markets' as const;
 
 export const SUBSCRIPTION_TYPES = [...PRICE_RULE_TYPES, CATALOG_RULE_TYPE] as const;

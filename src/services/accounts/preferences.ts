@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { accountPreferences } from '../../db/schema/index.js';
 import { CHANNEL_TYPES, type ChannelType } from '../../domain/enums.js';
 import { isTimeZone } from '../../domain/quiet-hours.js';
+import type { Tx } from '../../db/client.js';
 import { dbOf, withTransaction, type ServiceContext } from '../context.js';
 import { text } from '../schemas.js';
 import { parseInput } from '../validate.js';
@@ -45,6 +46,36 @@ export async function getAccountPreferences({ ctx }: { ctx: ServiceContext }): P
   return row ?? DEFAULTS;
 }
 
+/**
+ * Changes only what is given (the chat's `/quiet` and `/timezone`), validated as the PUT body is.
+ * Quiet hours given without channels keep the channels already chosen (over REST, say), or the
+ * default ones when there were no quiet hours.
+ */
+export async function changeAccountPreferences({ ctx, input }: { ctx: ServiceContext; input: AccountPreferencesInput }): Promise<AccountPreferencesView> {
+  const body = parseInput(AccountPreferencesInput, input);
+  return withTransaction(ctx, async (tx, txCtx) => {
+    await tx.select({ id: accountPreferences.accountId }).from(accountPreferences).where(eq(accountPreferences.accountId, ctx.account.id)).for('update');
+    const stored = await getAccountPreferences({ ctx: txCtx });
+    const quiet = body.quietHours;
+    const next: AccountPreferencesView = {
+      timezone: body.timezone ?? stored.timezone,
+      quietHours:
+        quiet === undefined
+          ? stored.quietHours
+          : quiet === null
+            ? null
+            : { start: quiet.start, end: quiet.end, channels: [...new Set(quiet.channels ?? stored.quietHours?.channels ?? DEFAULT_QUIET_CHANNELS)] },
+    };
+    await upsert(tx, ctx.account.id, next);
+    return next;
+  });
+}
+
+async function upsert(tx: Tx, accountId: string, next: AccountPreferencesView): Promise<void> {
+  const values = { ...next, updatedAt: new Date() };
+  await tx.insert(accountPreferences).values({ accountId, ...values }).onConflictDoUpdate({ target: accountPreferences.accountId, set: values });
+}
+
 /** `PUT /preferences`: replaces the whole object. */
 export async function putAccountPreferences({ ctx, input }: { ctx: ServiceContext; input: AccountPreferencesInput }): Promise<AccountPreferencesView> {
   const body = parseInput(AccountPreferencesInput, input);
@@ -54,12 +85,6 @@ export async function putAccountPreferences({ ctx, input }: { ctx: ServiceContex
       ? { start: body.quietHours.start, end: body.quietHours.end, channels: [...new Set(body.quietHours.channels ?? DEFAULT_QUIET_CHANNELS)] }
       : null,
   };
-  await withTransaction(ctx, async (tx) => {
-    const values = { ...next, updatedAt: new Date() };
-    await tx
-      .insert(accountPreferences)
-      .values({ accountId: ctx.account.id, ...values })
-      .onConflictDoUpdate({ target: accountPreferences.accountId, set: values });
-  });
+  await withTransaction(ctx, (tx) => upsert(tx, ctx.account.id, next));
   return next;
 }
