@@ -17,12 +17,16 @@ const HHMM = z.string({ error: 'must be a time HH:MM' }).regex(/^([01]\d|2[0-3])
 export const AccountPreferencesInput = z.strictObject({
   timezone: text()
     .refine(isTimeZone, { message: 'timezone must be an IANA time zone name, like Europe/Berlin' })
-    .optional(),
+    .optional()
+    .meta({ description: 'IANA time zone name, like Europe/Berlin; UTC when left out' }),
   quietHours: z
     .strictObject({
       start: HHMM,
       end: HHMM,
-      channels: z.array(z.enum(CHANNEL_TYPES, { error: `channels must be of: ${CHANNEL_TYPES.join(', ')}` })).optional(),
+      channels: z
+        .array(z.enum(CHANNEL_TYPES, { error: `channels must be of: ${CHANNEL_TYPES.join(', ')}` }))
+        .optional()
+        .meta({ description: 'Channels held during quiet hours; Discord and Telegram when left out (webhooks are machines)' }),
     })
     .refine((q) => q.start !== q.end, { message: 'quietHours start and end must differ' })
     .nullable()
