@@ -1,4 +1,3 @@
-import { MAX_REARM_POINTS } from '../../services/subscriptions/index.js';
 import type { ErrorSubject, ServiceError, ValidationIssue } from '../../services/errors.js';
 
 // Service errors in the words of a chat: no field paths, no setting names. REST keeps the messages.
@@ -73,7 +72,6 @@ function issueWords(issue: ValidationIssue): string | undefined {
   if (field === 'start' || field === 'end') return `${given} is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.`;
   if (field === 'quietHours' && issue.code === 'custom') return 'Quiet hours must start and end at different times.';
   if (field === 'timezone') return `${given} is not a time zone I know: use a name like Europe/Paris, America/New_York or UTC.`;
-  if (field === 'rearmPoints') return `${given} is not a re-arm band I can use: give points between 0 and ${MAX_REARM_POINTS}, like 2.`;
   if (field !== undefined && ID_FIELDS.has(field) && issue.code === 'too_big') return `That id is too long: at most ${issue.bound} characters.`;
   return undefined;
 }
