@@ -179,6 +179,17 @@ describe(`noise control in Telegram (${engineName})`, () => {
     expect(labels(edited)[2]).toEqual(['Snooze 1 h', 'Snooze 8 h', 'Snooze 24 h']);
     expect(await getPreferences({ ctx, input: { subscriptionId: id } })).toEqual({ snoozedUntil: null, delivery: 'daily', rearmPoints: 5 });
 
+    // Snooze again from the card: the answer says until when in the person's zone, to them alone.
+    await b.handleUpdate(tap(user, data(edited, 'Snooze 8 h')));
+    const { snoozedUntil } = await getPreferences({ ctx, input: { subscriptionId: id } });
+    // Swedish dates read YYYY-MM-DD HH:MM: the expected wall time, computed another way than the bot's.
+    const local = new Date(snoozedUntil!).toLocaleString('sv-SE', { timeZone: 'America/New_York', dateStyle: 'short', timeStyle: 'short' });
+    expect(tgApi.callsTo('answerCallbackQuery').at(-1)!.body).toMatchObject({
+      text: `Snoozed alert ${id} until ${local} America/New_York: until then its alerts go to your inbox only.`,
+      show_alert: true,
+    });
+    await b.handleUpdate(command(user, `/unsnooze ${id}`));
+
     // Another person's tap on these buttons changes nothing and is answered to them alone.
     const edits = tgApi.callsTo('editMessageText').length;
     await b.handleUpdate(tap(9105, `digest:${id}:instant`));
