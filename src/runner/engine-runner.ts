@@ -1,11 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import type { MarketMessage } from '../venue/clob/messages.js';
 import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
 import { subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import type { FireOutcome } from './fire.js';
-import { FiringWriter } from './firing-writer.js';
+import { databaseFiringStore, FiringWriter } from './firing-writer.js';
+import { PriceIntake } from './price-intake.js';
 import { PriceReferences } from './references.js';
 import { followRuleChanges } from './rule-changes.js';
 import { RuleLoader } from './rule-loader.js';
@@ -51,6 +53,8 @@ export interface EngineRunner {
    * first price of a token awaiting a reference (see `awaitReference`) fires no crossing.
    */
   onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
+  /** A displayed price a venue message changed (the stream's path): its source event is built only for a firing. */
+  onMessagePrice(token: string, price: number, receivedAtMs: number, msg: MarketMessage): void;
   /**
    * The token's known price is not one the rules may compare with (the token was just followed,
    * or another engine evaluated it until now): its next price only sets the reference.
@@ -90,7 +94,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const prices = new TokenPriceStore(database);
   const queue = new SerialQueue(logger);
   const writer = new FiringWriter({
-    database, logger, now, queue, prices,
+    store: databaseFiringStore(database, logger, prices), logger, now, queue, prices,
     owns: options.owns ?? (() => true),
     priceSaveDelayMs: options.priceSaveDelayMs ?? 100,
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),
@@ -100,6 +104,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onTokensChanged: (tokens) => emitter.emit('tokens-changed', tokens),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
+  const intake = new PriceIntake(references, writer, now);
   const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => loader.load(await ids()));
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -148,16 +153,10 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       await writer.finish();
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
-      if (!Number.isFinite(price)) return;
-      writer.notePrice(token, price, now());
-      const firings = references.price(token, price, now());
-      if (firings.length > 0) {
-        writer.add(firings, {
-          receivedAtMs,
-          ...(sourceEvent !== undefined ? { sourceEvent } : {}),
-          ...(sourceTimestampMs !== undefined ? { sourceTimestampMs } : {}),
-        });
-      }
+      intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+    },
+    onMessagePrice(token, price, receivedAtMs, msg) {
+      intake.fromMessage(token, price, receivedAtMs, msg);
     },
     awaitReference(tokens) {
       for (const token of tokens) references.await(token);

@@ -2,15 +2,64 @@ import type { Database } from '../db/client.js';
 import type { Firing } from '../engine/rules.js';
 import type { Logger } from '../logger.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
-import { MinuteSampler, pruneSamples, writeSamples } from './price-samples.js';
+import { MinuteSampler, pruneSamples, writeSamples, type MinuteSample } from './price-samples.js';
 import type { SerialQueue } from './serial-queue.js';
 import { TokenPriceStore, type PriceBatch } from './token-prices.js';
 
 /** Most firings written in one transaction (the statements' parameter count grows with it). */
 const MAX_BATCH = 500;
 
+/**
+ * Where the writer's batches go. The engine uses `databaseFiringStore`; the ingest bench
+ * (bench/ingest-client.ts) counts what would be written instead, so it measures the path up to here.
+ */
+export interface FiringStore {
+  /** Firings with the prices evaluated so far, in one transaction: the outcome of each (undefined: failed). */
+  writeFirings(batch: readonly PendingFiring[], prices: PriceBatch): Promise<(FireOutcome | undefined)[]>;
+  /** Prices on their own, when no firing waits. */
+  savePrices(prices: PriceBatch): Promise<void>;
+  /** Finished minutes of price history, and the prune of old ones when `pruneAtMs` is given. */
+  saveHistory(samples: readonly MinuteSample[], pruneAtMs: number | undefined): Promise<void>;
+}
+
+/** The store of the engine: firings, prices and history in the database. */
+export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore): FiringStore {
+  return {
+    async writeFirings(batch, priceBatch) {
+      return database.db
+        .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
+          const written = await writeFirings(tx, batch);
+          await prices.saveIn(tx, priceBatch);
+          return written;
+        })
+        .catch(async (error: unknown) => {
+          if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
+          return database.db.transaction(async (tx) => {
+            const results: (FireOutcome | undefined)[] = [];
+            for (const { firing, ctx } of batch) {
+              // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
+              results.push(
+                await writeFiring(tx, firing, ctx).catch((err: unknown) => {
+                  logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
+                  return undefined;
+                }),
+              );
+            }
+            await prices.saveIn(tx, priceBatch);
+            return results;
+          });
+        });
+    },
+    savePrices: (priceBatch) => prices.saveIn(database.db, priceBatch),
+    async saveHistory(samples, pruneAtMs) {
+      if (samples.length > 0) await writeSamples(database.db, samples);
+      if (pruneAtMs !== undefined) await pruneSamples(database.db, pruneAtMs);
+    },
+  };
+}
+
 export interface FiringWriterOptions {
-  database: Database;
+  store: FiringStore;
   logger: Logger;
   now: () => number;
   /** Whether this process fires for (and keeps the price history of) a token. */
@@ -90,9 +139,9 @@ export class FiringWriter {
 
   /** After the queue is idle: the last prices and every sample kept, the current minute's too. */
   async finish(): Promise<void> {
-    const { database, logger, now, owns, prices } = this.options;
-    await prices.flush();
-    await writeSamples(database.db, this.samples.take(now(), true).filter((s) => owns(s.token))).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
+    const { store, logger, now, owns, prices } = this.options;
+    await store.savePrices(prices.takeChanged());
+    await store.saveHistory(this.samples.take(now(), true).filter((s) => owns(s.token)), undefined).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
   }
 
   private enqueueWrite(): void {
@@ -105,7 +154,7 @@ export class FiringWriter {
    * token over after a crash finds again exactly the crossings whose firings were lost.
    */
   private async write(): Promise<void> {
-    const { database, logger, now, owns, prices } = this.options;
+    const { store, logger, now, owns, prices } = this.options;
     const batch = this.pending.splice(0, MAX_BATCH);
     if (this.pending.length > 0) this.enqueueWrite();
     const last = this.pending.length === 0;
@@ -115,40 +164,16 @@ export class FiringWriter {
     const sampleBatch = last ? this.samples.take(nowMs).filter((s) => owns(s.token)) : [];
     const prune = last && this.samples.takePrune(nowMs);
     // History is not part of the crash-recovery contract above: a failed write costs samples only.
-    const saveHistory = async () => {
-      if (sampleBatch.length > 0) await writeSamples(database.db, sampleBatch);
-      if (prune) await pruneSamples(database.db, nowMs);
-    };
     const saveHistoryLogged = () =>
-      saveHistory().catch((err: unknown) => logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'));
+      (sampleBatch.length > 0 || prune ? store.saveHistory(sampleBatch, prune ? nowMs : undefined) : Promise.resolve()).catch((err: unknown) =>
+        logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'),
+      );
     if (batch.length === 0) {
-      if (priceBatch.length > 0) await prices.saveIn(database.db, priceBatch);
+      if (priceBatch.length > 0) await store.savePrices(priceBatch);
       await saveHistoryLogged();
       return;
     }
-    const outcomes = await database.db
-      .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
-        const written = await writeFirings(tx, batch);
-        await prices.saveIn(tx, priceBatch);
-        return written;
-      })
-      .catch(async (error: unknown) => {
-        if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
-        return database.db.transaction(async (tx) => {
-          const results: (FireOutcome | undefined)[] = [];
-          for (const { firing, ctx } of batch) {
-            // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
-            results.push(
-              await writeFiring(tx, firing, ctx).catch((err: unknown) => {
-                logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
-                return undefined;
-              }),
-            );
-          }
-          await prices.saveIn(tx, priceBatch);
-          return results;
-        });
-      });
+    const outcomes = await store.writeFirings(batch, priceBatch);
     await saveHistoryLogged();
     batch.forEach(({ firing }, i) => {
       const outcome = outcomes[i];

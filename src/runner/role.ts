@@ -77,9 +77,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
     });
-  const prices = new StreamPrices((token, price, receivedAtMs, sourceEvent, sourceTimestampMs) =>
-    runner.onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs),
-  );
+  const prices = new StreamPrices((token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg));
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
   let started = false;
