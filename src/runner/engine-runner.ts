@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { MarketMessage } from '../venue/clob/messages.js';
 import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
-import { subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
+import { savedBands, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import type { FireOutcome } from './fire.js';
 import { databaseFiringStore, FiringWriter } from './firing-writer.js';
 import { PriceIntake } from './price-intake.js';
@@ -64,6 +64,11 @@ export interface EngineRunner {
   awaitsReference(token: string): boolean;
   /** Takes over the price another engine last evaluated, as the reference; no crossing fires. */
   adoptReference(token: string, price: number): void;
+  /**
+   * Takes the re-arm bands of these tokens' rules from the database: the engine that evaluated
+   * them until now saved them (takeover).
+   */
+  takeOverBands(tokens: readonly string[]): Promise<void>;
   /** Reloads the rules of these subscriptions from the database. */
   reloadSubscriptions(ids: readonly string[]): Promise<void>;
   /** Reloads every subscription that can cover a market of the event (a catalog change). */
@@ -88,7 +93,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const { database, logger } = options;
   const now = options.now ?? Date.now;
   const emitter = new EventEmitter();
-  const index = new RuleIndex();
+  const index = new RuleIndex({ reportBandChanges: true });
   const rules = new RuleSet();
   const references = new PriceReferences(index);
   const prices = new TokenPriceStore(database);
@@ -105,7 +110,18 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
   const intake = new PriceIntake(references, writer, now);
-  const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => loader.load(await ids()));
+  /** Hands the re-arm bands the index started or passed to the writer, right after each index call. */
+  const saveBandChanges = () => {
+    for (const ruleId of index.takeBandChanges()) {
+      const key = rules.key(ruleId);
+      if (key) writer.noteBand(key.subscriptionId, key.marketId, key.token, index.rearmAfter(ruleId));
+    }
+  };
+  const load = async (ids: readonly string[] | undefined) => {
+    await loader.load(ids);
+    saveBandChanges();
+  };
+  const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => load(await ids()));
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -129,7 +145,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         subscription: (id) => void runner.reloadSubscriptions([id]),
         watchlist: (id) => void reload(() => subscriptionsOfWatchlist(database, id)),
       });
-      await queue.enqueue(() => loader.load(undefined));
+      await queue.enqueue(() => load(undefined));
       // A saved price of a token no rule follows (left by a crash or an older version) must not
       // become the reference of a rule created later.
       for (const { tokenId } of saved) {
@@ -154,9 +170,11 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
       intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+      saveBandChanges();
     },
     onMessagePrice(token, price, receivedAtMs, msg) {
       intake.fromMessage(token, price, receivedAtMs, msg);
+      saveBandChanges();
     },
     awaitReference(tokens) {
       for (const token of tokens) references.await(token);
@@ -165,9 +183,20 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     adoptReference(token, price) {
       const nowMs = now();
       writer.add(references.adopt(token, price, nowMs), { receivedAtMs: nowMs });
+      saveBandChanges();
+    },
+    async takeOverBands(tokens) {
+      // Not behind the queue: the takeover waits for this. Applied in one synchronous step, so a
+      // reload running meanwhile sees either none or all of them (and keeps them, see rule-loader.ts).
+      const saved = await savedBands(database, tokens);
+      for (const band of saved) {
+        const ruleId = rules.find(band.subscriptionId, band.marketId);
+        if (ruleId !== undefined) index.restoreBand(ruleId, band.rearmAfter);
+      }
+      saveBandChanges();
     },
     reloadSubscriptions(ids) {
-      return queue.enqueue(() => loader.load([...new Set(ids)]));
+      return queue.enqueue(() => load([...new Set(ids)]));
     },
     reloadEvent(eventId) {
       return reload(() => subscriptionsTouchingEvent(database, eventId));

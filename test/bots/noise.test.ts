@@ -2,6 +2,8 @@ import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiscordBot, type RawInteraction } from '../../src/bots/discord/index.js';
 import { createTelegramBot } from '../../src/bots/telegram/index.js';
+import { PRICE_RULE_TYPES, rearmApplies, TRIGGER_TYPES } from '../../src/domain/enums.js';
+import { effectiveBand } from '../../src/engine/rules.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount, getAccountPreferences, putAccountPreferences } from '../../src/services/accounts/index.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -43,6 +45,17 @@ afterAll(async () => {
   await tgApi?.close();
   await dcApi?.close();
   await env?.close();
+});
+
+describe('where a re-arm band applies', () => {
+  it('the bots offer it exactly where the engine applies one', () => {
+    for (const type of PRICE_RULE_TYPES) {
+      for (const triggerType of TRIGGER_TYPES) {
+        const engine = effectiveBand({ type, rearmBand: 0.02, oneTime: triggerType === 'One Time' }) > 0;
+        expect(rearmApplies(type, triggerType), `${type}, ${triggerType}`).toBe(engine);
+      }
+    }
+  });
 });
 
 describe(`noise control in Telegram (${engineName})`, () => {
@@ -100,6 +113,15 @@ describe(`noise control in Telegram (${engineName})`, () => {
     await b.handleUpdate(command(user, `/digest ${id} weekly`));
     expect(lastSent().text).toBe('weekly is not a delivery mode: use instant, hourly or daily.\nUsage: /digest <alert id> <instant|hourly|daily>');
     expect(await getPreferences({ ctx, input: { subscriptionId: id } })).toEqual({ snoozedUntil: null, delivery: 'hourly', rearmPoints: 2.5 });
+
+    // A rule the band means nothing to (a level rule) stores it, as REST does, but says so and offers no band buttons.
+    await b.handleUpdate(command(user, `/alert ${event.markets[1]!.id} above 70`));
+    const level = lastSent().reply_markup.inline_keyboard[0][0].callback_data.slice('pause:'.length);
+    await b.handleUpdate(command(user, `/rearm ${level} 2`));
+    card = lastSent();
+    expect(card.text).toMatch(/^Re-arm band 2 points ✓, but this alert ignores it: re-arm bands apply to repeating alerts that rise above, fall below or cross a price\.\n/);
+    expect(card.text).not.toContain('Re-arm band:');
+    expect(labels(card)).toEqual([['✓ At once', 'Hourly digest', 'Daily digest'], ['Snooze 1 h', 'Snooze 8 h', 'Snooze 24 h']]);
 
     // Someone else's alert is not found, and stays as it was.
     await b.handleUpdate(command(9102, `/digest ${id} daily`));

@@ -1,5 +1,5 @@
 import { encodeButton } from '../../domain/button-actions.js';
-import { DELIVERY_MODES, REARM_RULE_TYPES, type DeliveryMode } from '../../domain/enums.js';
+import { DELIVERY_MODES, rearmApplies, type DeliveryMode } from '../../domain/enums.js';
 import type { ServiceContext } from '../../services/context.js';
 import {
   changePreferences,
@@ -52,7 +52,7 @@ export function settingsLines(s: AlertSettings, timezone: string, digestHour: nu
   const p = s.preferences;
   return [
     `Delivery: ${deliveryModeWords(p.delivery, timezone, digestHour)}`,
-    ...(REARM_RULE_TYPES.has(s.subscription.rule.type)
+    ...(rearmApplies(s.subscription.rule.type, s.subscription.triggerType)
       ? [
           p.rearmPoints > 0
             ? `Re-arm band: ${points(p.rearmPoints)} (after firing, the price must go back ${points(p.rearmPoints)} past the threshold before it can fire again)`
@@ -73,14 +73,14 @@ const SNOOZE_PRESETS = [
 
 const mark = (label: string, current: boolean) => (current ? `✓ ${label}` : label);
 
-/** The rows under an alert's settings: delivery mode, re-arm band (crossing rules), snooze or unsnooze. */
+/** The rows under an alert's settings: delivery mode, re-arm band (where it applies), snooze or unsnooze. */
 export function settingsButtons(s: AlertSettings): BotButton[][] {
   const id = s.subscription.subscriptionId;
   const p = s.preferences;
   const rows: { label: string; action: string | undefined }[][] = [
     DELIVERY_MODES.map((mode) => ({ label: mark(DELIVERY_LABELS[mode], p.delivery === mode), action: encodeButton('digest', id, mode) })),
   ];
-  if (REARM_RULE_TYPES.has(s.subscription.rule.type)) {
+  if (rearmApplies(s.subscription.rule.type, s.subscription.triggerType)) {
     rows.push(
       REARM_PRESETS.map((n) => ({
         label: mark(n === 0 ? 'No re-arm band' : `Re-arm ${n} pt${n === 1 ? '' : 's'}`, p.rearmPoints === n),
@@ -98,10 +98,11 @@ export function settingsButtons(s: AlertSettings): BotButton[][] {
 }
 
 /** The card a change answers with: what changed, the alert, its settings now, and the buttons. */
-async function settingsCard(ctx: ServiceContext, subscriptionId: string, done: string): Promise<BotReply> {
+async function settingsCard(ctx: ServiceContext, subscriptionId: string, done: string | ((s: AlertSettings) => string)): Promise<BotReply> {
   const settings = await getAlertSettings({ ctx, input: { subscriptionId } });
   const lines = settingsLines(settings, settings.timezone, ctx.config.DIGEST_HOUR);
-  return { text: [done, alertLine(settings.subscription), ...lines].join('\n'), buttons: settingsButtons(settings) };
+  const head = typeof done === 'string' ? done : done(settings);
+  return { text: [head, alertLine(settings.subscription), ...lines].join('\n'), buttons: settingsButtons(settings) };
 }
 
 export const digestCommand: Command = {
@@ -132,7 +133,7 @@ export const digestCommand: Command = {
 export const rearmCommand: Command = {
   name: 'rearm',
   params: [
-    alertIdParam('The alert (one that fires on crossing a price)'),
+    alertIdParam('The alert (a repeating Crossing, Crossing Up or Crossing Down one)'),
     {
       kind: 'number',
       name: 'points',
@@ -149,7 +150,12 @@ export const rearmCommand: Command = {
     const rearmPoints = numberOf(values, 'points');
     await changePreferences({ ctx, input: { subscriptionId, body: { rearmPoints } } });
     const done = rearmPoints === 0 ? 'Re-arm band off ✓' : `Re-arm band ${points(rearmPoints)} ✓`;
-    return settingsCard(ctx, subscriptionId, done);
+    // Stored either way (a preference, as over REST), but said plainly when this rule ignores it.
+    return settingsCard(ctx, subscriptionId, (s) =>
+      rearmApplies(s.subscription.rule.type, s.subscription.triggerType) || rearmPoints === 0
+        ? done
+        : `${done}, but this alert ignores it: re-arm bands apply to repeating alerts that rise above, fall below or cross a price.`,
+    );
   },
 };
 
