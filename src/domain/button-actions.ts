@@ -23,9 +23,14 @@ export interface ButtonActions {
   cancel: [];
   /** The span is one of the snooze spans (`1h`, `8h`, `24h`), checked where the command reads it. */
   snooze: [subscriptionId: string, span: string];
+  unsnooze: [subscriptionId: string];
+  /** The mode is one of the delivery modes (`instant`, `hourly`, `daily`), checked where the command reads it. */
+  digest: [subscriptionId: string, mode: string];
+  /** The band in percentage points, checked where the command reads it. */
+  rearm: [subscriptionId: string, points: number];
 }
 export type ButtonCommand = keyof ButtonActions;
-const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'snooze', 'flow']);
+const BUTTON_COMMANDS: ReadonlySet<string> = new Set<ButtonCommand>(['pause', 'resume', 'delete', 'enable', 'watch', 'page', 'confirm', 'cancel', 'snooze', 'unsnooze', 'digest', 'rearm', 'flow']);
 
 /**
  * A button's data, or undefined when it would not fit both platforms (or an argument holds the

@@ -11,6 +11,7 @@ export const PRICE_RULE_TYPES = [
 ] as const;
 export type PriceRuleType = (typeof PRICE_RULE_TYPES)[number];
 
+
 export const CATALOG_RULE_TYPE = 'New or closed events and markets' as const;
 
 export const SUBSCRIPTION_TYPES = [...PRICE_RULE_TYPES, CATALOG_RULE_TYPE] as const;
@@ -21,6 +22,15 @@ export type SubscriptionScope = (typeof SUBSCRIPTION_SCOPES)[number];
 
 export const TRIGGER_TYPES = ['One Time', 'Recurring'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
+
+const REARM_RULE_TYPES: ReadonlySet<string> = new Set<PriceRuleType>(['Crossing', 'Crossing Up', 'Crossing Down']);
+
+/**
+ * Whether a re-arm band (`rearmPoints`) means anything to a rule, for what people are shown: the
+ * engine applies one to Recurring Crossing, Crossing Up and Crossing Down rules only
+ * (src/engine/rules.ts `effectiveBand`; docs/decisions.md "Re-arm bands").
+ */
+export const rearmApplies = (type: string, triggerType: TriggerType): boolean => REARM_RULE_TYPES.has(type) && triggerType === 'Recurring';
 
 export const TRIGGER_INTERVALS = ['0m', '5m', '30m', '60m', '6h', '12h', '24h'] as const;
 export type TriggerInterval = (typeof TRIGGER_INTERVALS)[number];

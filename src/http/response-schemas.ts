@@ -161,18 +161,31 @@ export const ChannelHealthOne = z.strictObject({ channel: ChannelHealth });
 
 export const SubscriptionPreferences = z
   .strictObject({
-    snoozedUntil: z.string().nullable().meta({ description: 'Until when only the In App inbox gets firings; null when not snoozed' }),
-    delivery: z.enum(DELIVERY_MODES),
-    rearmPoints: z.number(),
+    snoozedUntil: z.iso
+      .datetime()
+      .nullable()
+      .meta({ description: 'Until when only the In App inbox gets firings (the other channels are recorded unsent); null when not snoozed or once the snooze ran out' }),
+    delivery: z.enum(DELIVERY_MODES).meta({
+      description: 'instant: each firing at once; hourly/daily: collected and sent as one digest per channel at the top of the hour, or daily at DIGEST_HOUR in the account time zone',
+    }),
+    rearmPoints: z.number().meta({
+      description: 'Re-arm band in percentage points: after a crossing rule fires at T, it fires again only once the price has gone back past T by this much; 0: off',
+    }),
   })
   .meta({ id: 'SubscriptionPreferences' });
 
+const WallTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/).meta({ description: 'Local wall time HH:MM in the account time zone' });
+
 export const AccountPreferences = z
   .strictObject({
-    timezone: z.string().meta({ description: 'IANA time zone name' }),
+    timezone: z.string().meta({ description: 'IANA time zone name; UTC by default' }),
     quietHours: z
-      .strictObject({ start: z.string(), end: z.string(), channels: z.array(z.enum(CHANNEL_TYPES)) })
+      .strictObject({
+        start: WallTime,
+        end: WallTime,
+        channels: z.array(z.enum(CHANNEL_TYPES)).meta({ description: 'The channels held during quiet hours and sent one summary each when they end' }),
+      })
       .nullable()
-      .meta({ description: 'Local wall times HH:MM; null: no quiet hours' }),
+      .meta({ description: 'Daily quiet hours (start after end crosses midnight); null: none' }),
   })
   .meta({ id: 'AccountPreferences' });

@@ -22,6 +22,8 @@ import { onlyCallback, startFakeDiscordApi, type FakeDiscordApi } from './fake-d
 const TG_TOKEN = '123456:delivery-trust-bot-token';
 const APP = '444555666';
 const logger = createLogger('silent');
+/** The tail of `/alerts <id>`: the alert's noise settings, here all default (noise.test.ts changes them). */
+const DEFAULT_SETTINGS = ['', 'Delivery: each firing is sent at once', 'Re-arm band: none (it may fire on every crossing)', 'Not snoozed'];
 const NOT_FOUND = "I can't find that alert (it may have been deleted). Send /alerts to see yours.";
 
 let env: TestEnv;
@@ -120,6 +122,7 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
         `• ${firedAt(first.payload)} — Will A win? 53.5 % · ⬆ Crossed above 50 %`,
         '   In App: read',
         '   Webhook: failed after 3 tries (HTTP 500)',
+        ...DEFAULT_SETTINGS,
       ].join('\n'),
     ]);
   });
@@ -141,7 +144,7 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
     expect(lines[0]).toBe(`The last 5 firings of alert ${busy.subscriptionId} (older ones are in the REST API):`);
     expect(lines.filter((l) => l.startsWith('• '))).toHaveLength(5);
     expect(lines.filter((l) => l === '   In App: waiting')).toHaveLength(5);
-    expect(never).toBe(`Alert ${quiet.subscriptionId} has not fired yet.`);
+    expect(never).toBe([`Alert ${quiet.subscriptionId} has not fired yet.`, ...DEFAULT_SETTINGS].join('\n'));
     expect(list).toMatch(/^Your alerts \(\d+\):\n1\. "/);
     expect(list).not.toContain(busy.subscriptionId);
   });
@@ -174,8 +177,8 @@ describe(`/alerts <rule> in the bots (${engineName})`, () => {
 
     const mine = slash('8101', 'alerts', { id: sub.subscriptionId });
     await bot.handleInteraction(mine);
-    expect(answer(mine)).toEqual({
-      content: [`Alert ${sub.subscriptionId} fired once:`, `• ${firedAt(fired.payload)} — Will A win? 53.5 % · ⬆ Crossed above 50 %`, '   In App: waiting'].join('\n'),
+    expect(answer(mine)).toMatchObject({
+      content: [`Alert ${sub.subscriptionId} fired once:`, `• ${firedAt(fired.payload)} — Will A win? 53.5 % · ⬆ Crossed above 50 %`, '   In App: waiting', ...DEFAULT_SETTINGS].join('\n'),
       flags: EPHEMERAL,
     });
     const theirs = slash('8102', 'alerts', { id: sub.subscriptionId });

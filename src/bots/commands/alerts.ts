@@ -1,10 +1,11 @@
 import { encodeButton } from '../../domain/button-actions.js';
 import { listSubscriptionHistory } from '../../services/inbox/index.js';
-import { deleteSubscription, getSubscription, listSubscriptions, setAlertActive, type SubscriptionView } from '../../services/subscriptions/index.js';
+import { deleteSubscription, getAlertSettings, getSubscription, listAlertSettings, setAlertActive, type SubscriptionView } from '../../services/subscriptions/index.js';
 import { describeHistory, HISTORY_SHOWN } from './alert-history.js';
 import { alertLine, numberedAlertButtons } from './alert-lines.js';
 import { askFirst } from './ask-first.js';
 import { listReply } from './list-reply.js';
+import { noiseSuffix, settingsButtons, settingsLines } from './noise.js';
 import { alertIdParam, textOf } from './params.js';
 import type { BotButton, BotReply, Command } from './types.js';
 
@@ -15,21 +16,23 @@ export const alertsCommand: Command = {
   name: 'alerts',
   personal: true,
   params: [alertIdParam("An alert: its last 5 firings and how each was delivered", true)],
-  summary: "Your alerts, with buttons to pause, resume or delete each; or one alert's last 5 firings",
+  summary: "Your alerts, with buttons to pause, resume or delete each; or one alert's last 5 firings and settings",
   async run({ ctx, chat, values, page }) {
     const subscriptionId = textOf(values, 'id');
     if (subscriptionId !== undefined) {
       const history = await listSubscriptionHistory({ ctx, input: { subscriptionId, limit: HISTORY_SHOWN } });
-      return { text: describeHistory(subscriptionId, history) };
+      const settings = await getAlertSettings({ ctx, input: { subscriptionId } });
+      const lines = settingsLines(settings, settings.timezone, ctx.config.DIGEST_HOUR);
+      return { text: [describeHistory(subscriptionId, history), '', ...lines].join('\n'), buttons: settingsButtons(settings) };
     }
-    const all = await listSubscriptions({ ctx, input: {} });
+    const { alerts: all, timezone } = await listAlertSettings({ ctx });
     if (all.length === 0) return { text: 'You have no alerts. Create one with /alert.' };
     return listReply({
       chat,
       header: `Your alerts (${all.length}):`,
       entries: all,
-      line: alertLine,
-      buttons: numberedAlertButtons,
+      line: (a) => `${alertLine(a.subscription)}${noiseSuffix(a.preferences, timezone)}`,
+      buttons: (a, n) => numberedAlertButtons(a.subscription, n),
       perPage: ALERTS_PER_PAGE,
       page,
       command: 'alerts',

@@ -69,6 +69,9 @@ function issueWords(issue: ValidationIssue): string | undefined {
   if (field === 'name' && issue.code === 'too_small') return 'A watchlist name cannot be empty.';
   if (field === 'name' && issue.code === 'too_big') return `A watchlist name is at most ${issue.bound} characters.`;
   if (field === 'watchlist' && issue.code === 'too_big') return `A watchlist id or name is at most ${issue.bound} characters.`;
+  if (field === 'start' || field === 'end') return `${given} is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.`;
+  if (field === 'quietHours' && issue.code === 'custom') return 'Quiet hours must start and end at different times.';
+  if (field === 'timezone') return `${given} is not a time zone I know: use a name like Europe/Paris, America/New_York or UTC.`;
   if (field !== undefined && ID_FIELDS.has(field) && issue.code === 'too_big') return `That id is too long: at most ${issue.bound} characters.`;
   return undefined;
 }

@@ -7,6 +7,8 @@ import { inboxCommand } from './inbox.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
+import { digestCommand, rearmCommand, unsnoozeCommand } from './noise.js';
+import { quietCommand, timezoneCommand } from './quiet.js';
 import { snoozeCommand } from './snooze.js';
 import { testAlertCommand } from './test-alert.js';
 import { PRIVATE_ONLY, revokeCommand, tokenCommand, tokensCommand } from './token.js';
@@ -37,6 +39,11 @@ export const COMMANDS: readonly Command[] = [
   resumeCommand,
   deleteCommand,
   snoozeCommand,
+  unsnoozeCommand,
+  digestCommand,
+  rearmCommand,
+  quietCommand,
+  timezoneCommand,
   enableCommand,
   inboxCommand,
   tokenCommand,
@@ -95,8 +102,8 @@ export async function runCommand(ctx: ServiceContext, chat: ChatInfo, text: stri
 }
 
 export const CANCELLED = 'Cancelled: nothing was changed.';
-/** Taps whose answer replaces the message they are on: a list's pages, an alert's toggles, a question's answers. */
-const EDITING_TAPS: ReadonlySet<string> = new Set(['pause', 'resume', 'delete', 'page', 'confirm', 'cancel']);
+/** Taps whose answer replaces the message they are on: a list's pages, an alert's toggles and settings, a question's answers. */
+const EDITING_TAPS: ReadonlySet<string> = new Set(['pause', 'resume', 'delete', 'page', 'confirm', 'cancel', 'digest', 'rearm', 'unsnooze']);
 
 /** What a tap runs: `page:` and `confirm:` wrap another command's words with the page or the go-ahead. */
 function unwrap(decoded: { command: string; words: string[] }): { name: string; words: string[]; page: number; confirmed: boolean } {

@@ -1,13 +1,11 @@
 import { SNOOZE_SPANS, snoozeSubscription, type SnoozeSpan } from '../../services/subscriptions/index.js';
+import { getAccountPreferences } from '../../services/accounts/index.js';
+import { localMinute } from './local-time.js';
 import { alertIdParam, textOf } from './params.js';
 import type { Command } from './types.js';
 
 const SPAN_LABELS: Record<SnoozeSpan, string> = { '1h': '1 hour', '8h': '8 hours', '24h': '24 hours', '1w': '1 week' };
 
-/** "2025-10-01 12:00 UTC": when the snooze ends, in the zone every alert message uses. */
-function utcMinute(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
 
 /** The typed twin of the Snooze buttons under an alert: only the inbox gets its firings for a while. */
 export const snoozeCommand: Command = {
@@ -28,6 +26,8 @@ export const snoozeCommand: Command = {
   async run({ ctx, values }) {
     const id = textOf(values, 'id')!;
     const view = await snoozeSubscription({ ctx, input: { subscriptionId: id, body: { for: textOf(values, 'for') as SnoozeSpan } } });
-    return { text: `Snoozed alert ${id} until ${utcMinute(view.snoozedUntil!)}: until then its alerts go to your inbox only.` };
+    // Until when, in the person's own zone (UTC until they set one), named so it is never misread.
+    const { timezone } = await getAccountPreferences({ ctx });
+    return { text: `Snoozed alert ${id} until ${localMinute(view.snoozedUntil!, timezone)}: until then its alerts go to your inbox only.` };
   },
 };

@@ -3,4 +3,4 @@ export { getMe } from './me.js';
 export { bootstrapFirstAccount, createAccountAsOperator, createTokenAsOperator } from './operator.js';
 export { getWebhookSecret, rotateWebhookSecret } from './webhook-secret.js';
 export { findOrCreateChatAccount } from './link.js';
-export { AccountPreferencesInput, getAccountPreferences, putAccountPreferences } from './preferences.js';
+export { AccountPreferencesInput, changeAccountPreferences, getAccountPreferences, putAccountPreferences, type AccountPreferencesView } from './preferences.js';

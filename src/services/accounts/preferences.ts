@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { accountPreferences } from '../../db/schema/index.js';
 import { CHANNEL_TYPES, type ChannelType } from '../../domain/enums.js';
 import { isTimeZone } from '../../domain/quiet-hours.js';
+import type { Tx } from '../../db/client.js';
 import { dbOf, withTransaction, type ServiceContext } from '../context.js';
 import { text } from '../schemas.js';
 import { parseInput } from '../validate.js';
@@ -16,12 +17,16 @@ const HHMM = z.string({ error: 'must be a time HH:MM' }).regex(/^([01]\d|2[0-3])
 export const AccountPreferencesInput = z.strictObject({
   timezone: text()
     .refine(isTimeZone, { message: 'timezone must be an IANA time zone name, like Europe/Berlin' })
-    .optional(),
+    .optional()
+    .meta({ description: 'IANA time zone name, like Europe/Berlin; UTC when left out' }),
   quietHours: z
     .strictObject({
       start: HHMM,
       end: HHMM,
-      channels: z.array(z.enum(CHANNEL_TYPES, { error: `channels must be of: ${CHANNEL_TYPES.join(', ')}` })).optional(),
+      channels: z
+        .array(z.enum(CHANNEL_TYPES, { error: `channels must be of: ${CHANNEL_TYPES.join(', ')}` }))
+        .optional()
+        .meta({ description: 'Channels held during quiet hours; Discord and Telegram when left out (webhooks are machines)' }),
     })
     .refine((q) => q.start !== q.end, { message: 'quietHours start and end must differ' })
     .nullable()
@@ -45,6 +50,36 @@ export async function getAccountPreferences({ ctx }: { ctx: ServiceContext }): P
   return row ?? DEFAULTS;
 }
 
+/**
+ * Changes only what is given (the chat's `/quiet` and `/timezone`), validated as the PUT body is.
+ * Quiet hours given without channels keep the channels already chosen (over REST, say), or the
+ * default ones when there were no quiet hours.
+ */
+export async function changeAccountPreferences({ ctx, input }: { ctx: ServiceContext; input: AccountPreferencesInput }): Promise<AccountPreferencesView> {
+  const body = parseInput(AccountPreferencesInput, input);
+  return withTransaction(ctx, async (tx, txCtx) => {
+    await tx.select({ id: accountPreferences.accountId }).from(accountPreferences).where(eq(accountPreferences.accountId, ctx.account.id)).for('update');
+    const stored = await getAccountPreferences({ ctx: txCtx });
+    const quiet = body.quietHours;
+    const next: AccountPreferencesView = {
+      timezone: body.timezone ?? stored.timezone,
+      quietHours:
+        quiet === undefined
+          ? stored.quietHours
+          : quiet === null
+            ? null
+            : { start: quiet.start, end: quiet.end, channels: [...new Set(quiet.channels ?? stored.quietHours?.channels ?? DEFAULT_QUIET_CHANNELS)] },
+    };
+    await upsert(tx, ctx.account.id, next);
+    return next;
+  });
+}
+
+async function upsert(tx: Tx, accountId: string, next: AccountPreferencesView): Promise<void> {
+  const values = { ...next, updatedAt: new Date() };
+  await tx.insert(accountPreferences).values({ accountId, ...values }).onConflictDoUpdate({ target: accountPreferences.accountId, set: values });
+}
+
 /** `PUT /preferences`: replaces the whole object. */
 export async function putAccountPreferences({ ctx, input }: { ctx: ServiceContext; input: AccountPreferencesInput }): Promise<AccountPreferencesView> {
   const body = parseInput(AccountPreferencesInput, input);
@@ -54,12 +89,6 @@ export async function putAccountPreferences({ ctx, input }: { ctx: ServiceContex
       ? { start: body.quietHours.start, end: body.quietHours.end, channels: [...new Set(body.quietHours.channels ?? DEFAULT_QUIET_CHANNELS)] }
       : null,
   };
-  await withTransaction(ctx, async (tx) => {
-    const values = { ...next, updatedAt: new Date() };
-    await tx
-      .insert(accountPreferences)
-      .values({ accountId: ctx.account.id, ...values })
-      .onConflictDoUpdate({ target: accountPreferences.accountId, set: values });
-  });
+  await withTransaction(ctx, (tx) => upsert(tx, ctx.account.id, next));
   return next;
 }

@@ -9,5 +9,6 @@ export * from './schemas.js';
 export type { SubscriptionView } from './view.js';
 export { enableChannel, getChannelHealth } from './channel-health.js';
 export { conditionWords, deliveryWords, marketForAlert, repeatWords, thresholdPresets, type AlertDraftMarket } from './alert-draft.js';
-export { getPreferences, putPreferences, snoozeSubscription, unsnoozeSubscription } from './preferences.js';
+export { changePreferences, getPreferences, putPreferences, snoozeSubscription, unsnoozeSubscription, type PreferencesView } from './preferences.js';
 export * from './preferences-schemas.js';
+export { getAlertSettings, listAlertSettings, type AlertSettings } from './settings.js';

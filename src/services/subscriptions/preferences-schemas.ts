@@ -33,5 +33,6 @@ export const SnoozeInput = z
     for: z.enum(SNOOZE_SPANS, { error: `for must be one of: ${SNOOZE_SPANS.join(', ')}` }).optional(),
     until: futureDate('until').optional(),
   })
-  .refine((b) => (b.for === undefined) !== (b.until === undefined), { message: 'give exactly one of for, until' });
+  .refine((b) => (b.for === undefined) !== (b.until === undefined), { message: 'give exactly one of for, until' })
+  .meta({ description: 'Exactly one of `for` (a span from now) or `until` (an ISO 8601 time to come)' });
 export type SnoozeInput = z.input<typeof SnoozeInput>;

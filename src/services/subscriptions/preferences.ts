@@ -17,10 +17,10 @@ export interface PreferencesView {
   rearmPoints: number;
 }
 
-type Stored = { snoozedUntil: Date | null; delivery: DeliveryMode; rearmPoints: number };
-const DEFAULTS: Stored = { snoozedUntil: null, delivery: 'instant', rearmPoints: 0 };
+type StoredPreferences = { snoozedUntil: Date | null; delivery: DeliveryMode; rearmPoints: number };
+export const DEFAULT_PREFERENCES: StoredPreferences = { snoozedUntil: null, delivery: 'instant', rearmPoints: 0 };
 
-function toView(stored: Stored, nowMs: number): PreferencesView {
+export function toPreferencesView(stored: StoredPreferences, nowMs: number): PreferencesView {
   const until = stored.snoozedUntil;
   return {
     snoozedUntil: until && until.getTime() > nowMs ? until.toISOString() : null,
@@ -29,15 +29,15 @@ function toView(stored: Stored, nowMs: number): PreferencesView {
   };
 }
 
-async function loadStored(on: Queryable, subscriptionId: string): Promise<Stored> {
+async function loadStoredPreferences(on: Queryable, subscriptionId: string): Promise<StoredPreferences> {
   const [row] = await on
     .select({ snoozedUntil: subscriptionPreferences.snoozedUntil, delivery: subscriptionPreferences.delivery, rearmPoints: subscriptionPreferences.rearmPoints })
     .from(subscriptionPreferences)
     .where(eq(subscriptionPreferences.subscriptionId, subscriptionId));
-  return row ?? DEFAULTS;
+  return row ?? DEFAULT_PREFERENCES;
 }
 
-async function store(on: Queryable, subscriptionId: string, next: Stored): Promise<void> {
+async function store(on: Queryable, subscriptionId: string, next: StoredPreferences): Promise<void> {
   const values = { ...next, updatedAt: new Date() };
   await on
     .insert(subscriptionPreferences)
@@ -49,17 +49,17 @@ async function store(on: Queryable, subscriptionId: string, next: Stored): Promi
 async function change(
   ctx: ServiceContext,
   input: SubscriptionIdInput,
-  edit: (stored: Stored) => Stored | null,
+  edit: (stored: StoredPreferences) => StoredPreferences | null,
 ): Promise<PreferencesView> {
   const { subscriptionId } = parseInput(SubscriptionIdInput, input);
   return withTransaction(ctx, async (tx) => {
     await requireOwnedSubscription(tx, ctx.account.id, subscriptionId);
-    const stored = await loadStored(tx, subscriptionId);
+    const stored = await loadStoredPreferences(tx, subscriptionId);
     const next = edit(stored);
     if (next) await store(tx, subscriptionId, next);
     // The engine applies the re-arm band: it reloads the subscription's rules on commit.
     if (next && next.rearmPoints !== stored.rearmPoints) await announceSubscriptionChange(tx, subscriptionId);
-    return toView(next ?? stored, Date.now());
+    return toPreferencesView(next ?? stored, Date.now());
   });
 }
 
@@ -74,8 +74,28 @@ export function putPreferences({ ctx, input }: { ctx: ServiceContext; input: Sub
   const body = parseInput(PreferencesInput, input.body);
   return change(ctx, input, () => ({
     snoozedUntil: body.snoozedUntil ?? null,
-    delivery: body.delivery ?? DEFAULTS.delivery,
-    rearmPoints: body.rearmPoints ?? DEFAULTS.rearmPoints,
+    delivery: body.delivery ?? DEFAULT_PREFERENCES.delivery,
+    rearmPoints: body.rearmPoints ?? DEFAULT_PREFERENCES.rearmPoints,
+  }));
+}
+
+/**
+ * Changes only the preferences given, validated as the PUT body is (the chat's `/digest`, `/rearm`
+ * and the buttons under an alert's detail set one at a time and keep the rest).
+ */
+export function changePreferences({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: SubscriptionIdInput & { body: Pick<PreferencesInput, 'delivery' | 'rearmPoints'> };
+}): Promise<PreferencesView> {
+  parseInput(SubscriptionIdInput, input); // a bad id is named before the body
+  const body = parseInput(PreferencesInput.pick({ delivery: true, rearmPoints: true }), input.body);
+  return change(ctx, input, (stored) => ({
+    ...stored,
+    ...(body.delivery !== undefined ? { delivery: body.delivery } : {}),
+    ...(body.rearmPoints !== undefined ? { rearmPoints: body.rearmPoints } : {}),
   }));
 }
 
