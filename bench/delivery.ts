@@ -12,14 +12,15 @@ import { createLogger } from '../src/logger.js';
 import { postJson } from '../src/net/http-post.js';
 import { insertAccountWithToken } from '../src/services/accounts/index.js';
 import { newId } from '../src/services/ids.js';
-import { runEndToEnd } from './end-to-end.js';
+import { runEndToEnd, runIdleEndToEnd } from './end-to-end.js';
 import { Receiver } from './receiver.js';
 import { fmt, machine, percentile, printTable } from './support.js';
 
 // `npm run bench -- delivery`: the webhook outbox on PostgreSQL against a local receiver.
 // 1. the receiver's own capacity (postJson loop, same agent and concurrency as the worker);
 // 2. a queue of N deliveries drained by 1 and 2 in-process workers;
-// 3. end to end: simulator price moves at --rate firings per second to the webhook received (see end-to-end.ts).
+// 3. end to end: simulator price moves at --rate firings per second to the webhook received (see end-to-end.ts);
+// 4. end to end on an idle feed with the default install (PGlite), beside the time of one PGlite commit.
 
 export interface DeliveryBenchOptions {
   deliveries: number;
@@ -38,6 +39,12 @@ export interface DeliveryBenchOptions {
   warmupSeconds: number;
   /** 1 runs each worker in a child process of its own (the receiver and writer stay in this one). */
   child: number;
+  /** Idle feed on PGlite: moves one at a time (0 skips the run), ms between them, markets moved in turn. */
+  idleMoves: number;
+  idleSpacingMs: number;
+  idleMarkets: number;
+  /** Idle feed: PGlite commits timed for the floor. */
+  commits: number;
 }
 
 const DEFAULTS: DeliveryBenchOptions = {
@@ -53,6 +60,10 @@ const DEFAULTS: DeliveryBenchOptions = {
   split: 0,
   warmupSeconds: 3,
   child: 0,
+  idleMoves: 300,
+  idleSpacingMs: 100,
+  idleMarkets: 10,
+  commits: 300,
 };
 
 export function deliveryBenchOptions(args: string[]): DeliveryBenchOptions {
@@ -251,7 +262,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
   await admin.unsafe(`create database ${dbName}`);
   console.log(`Machine: ${machine()}; database ${dbName} on ${new URL(baseUrl).host}`);
   console.log(
-    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} markets=${o.markets} perMarket=${o.perMarket} split=${o.split} warmupSeconds=${o.warmupSeconds} child=${o.child}`,
+    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} markets=${o.markets} perMarket=${o.perMarket} split=${o.split} warmupSeconds=${o.warmupSeconds} child=${o.child} idleMoves=${o.idleMoves} idleSpacingMs=${o.idleSpacingMs} idleMarkets=${o.idleMarkets} commits=${o.commits}`,
   );
   const receiver = new Receiver();
   await receiver.start();
@@ -292,6 +303,21 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
         String(e.duplicated),
         '',
       ]);
+    }
+    if (o.idleMoves > 0) {
+      const idle = await runIdleEndToEnd(o);
+      console.log(`idle feed, PGlite: ${fmt(idle.received)} of ${fmt(idle.expected)} webhooks received, p50 ${fmt(idle.p50, 1)} ms, p99 ${fmt(idle.p99, 1)} ms`);
+      for (const [stage, q] of Object.entries(idle.stages)) console.log(`  ${stage}: p50 ${fmt(q.p50, 1)} ms, p99 ${fmt(q.p99, 1)} ms`);
+      console.log(`  PGlite commit of one row: p50 ${fmt(idle.commit.p50, 1)} ms, p99 ${fmt(idle.commit.p99, 1)} ms`);
+      rows.push([
+        `end to end, idle feed, PGlite (default install): one move every ${o.idleSpacingMs} ms over ${o.idleMarkets} markets, one rule each, one service process`,
+        `${fmt(idle.expected)} firings`,
+        `${fmt(idle.p50, 1)} ms / ${fmt(idle.p99, 1)} ms (max ${fmt(idle.max, 1)})`,
+        String(idle.lost),
+        String(idle.duplicated),
+        '',
+      ]);
+      rows.push([`floor: one-row PGlite commit (${fmt(o.commits)} in turn)`, '', `${fmt(idle.commit.p50, 1)} ms / ${fmt(idle.commit.p99, 1)} ms (max ${fmt(idle.commit.max, 1)})`, '', '', '']);
     }
     rows.push([`receiver baseline (postJson loop × ${o.concurrency})`, `${fmt(baseRate)} requests/s`, '', '', '', '100%']);
     console.log();

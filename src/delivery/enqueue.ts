@@ -1,7 +1,8 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
-import { accountPreferences, deliveries, deliveryAttempts, notifications, subscriptionPreferences } from '../db/schema/index.js';
+import { accountPreferences, deliveryAttempts, notifications, subscriptionPreferences } from '../db/schema/index.js';
+import { insertDeliveries, insertNotifications } from './outbox-insert.js';
 import { quietHoursEnd } from '../domain/quiet-hours.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
@@ -9,8 +10,6 @@ import { newId } from '../services/ids.js';
 
 /** A redelivery wakes the workers too, but is not a new notification for the inbox streams. */
 export const REDELIVER_NOTICE_PREFIX = 'redeliver:';
-
-const DELIVERY_ROWS_PER_INSERT = 5000;
 
 export interface NotificationToWrite {
   accountId: string;
@@ -66,12 +65,7 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
     dedupeKey: input.dedupeKey,
     snoozedUntil: (input.subscriptionId && snoozes.get(input.subscriptionId)) || null,
   }));
-  const inserted = await tx
-    .insert(notifications)
-    .values(rows)
-    .onConflictDoNothing({ target: notifications.dedupeKey })
-    .returning({ id: notifications.id });
-  const insertedIds = new Set(inserted.map((r) => r.id));
+  const insertedIds = await insertNotifications(tx, rows);
   const ids = rows.map((row) => (insertedIds.has(row.id) ? row.id : null));
   const written = inputs.flatMap((input, i) => (ids[i] ? [{ input, id: ids[i] }] : []));
   if (written.length === 0) return ids;
@@ -98,11 +92,7 @@ export async function writeNotificationsOnce(tx: Queryable, inputs: readonly Not
       };
     });
   });
-  // In chunks: PostgreSQL takes at most 65,535 parameters per statement (6 per row here), and a
-  // batch of firings times up to MAX_CHANNELS_PER_SUBSCRIPTION channels can pass that.
-  for (let start = 0; start < deliveryRows.length; start += DELIVERY_ROWS_PER_INSERT) {
-    await tx.insert(deliveries).values(deliveryRows.slice(start, start + DELIVERY_ROWS_PER_INSERT));
-  }
+  await insertDeliveries(tx, deliveryRows);
 
   const unsent = deliveryRows.filter((d) => d.status === 'FAILED');
   if (unsent.length > 0) {
