@@ -12,7 +12,7 @@ import { createLogger } from '../src/logger.js';
 import { postJson } from '../src/net/http-post.js';
 import { insertAccountWithToken } from '../src/services/accounts/index.js';
 import { newId } from '../src/services/ids.js';
-import { runEndToEnd, runIdleEndToEnd } from './end-to-end.js';
+import { backendCpu, runEndToEnd, runIdleEndToEnd } from './end-to-end.js';
 import { Receiver } from './receiver.js';
 import { fmt, machine, percentile, printTable } from './support.js';
 
@@ -235,6 +235,8 @@ async function queueRun(database: Database, databaseUrl: string, receiver: Recei
   const enqueuedAt = await createdAtById(database);
   receiver.reset();
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const dbCpuBefore = await backendCpu(database);
   const stop = await startWorkers(databaseUrl, workers, o);
   let stalled = 0;
   let last = -1;
@@ -247,9 +249,17 @@ async function queueRun(database: Database, databaseUrl: string, receiver: Recei
     last = pending;
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  let dbCpu = 0;
+  for (const [pid, seconds] of await backendCpu(database)) dbCpu += seconds - (dbCpuBefore.get(pid) ?? 0);
   await stop();
   const sent = o.deliveries - (await pendingCount(database));
-  return { workers, seconds, rate: sent / seconds, sent, ...tally(receiver, enqueuedAt) };
+  // CPU of this process (in-process workers and the receiver) per delivery: steadier than the rate
+  // on a shared machine, where the rate follows whatever else runs.
+  const cpuUsPerDelivery = (cpu.user + cpu.system) / Math.max(1, sent);
+  // The database's side: its backends serving this database (the workers' pools, this process's).
+  const dbCpuUsPerDelivery = (dbCpu * 1e6) / Math.max(1, sent);
+  return { workers, seconds, rate: sent / seconds, sent, cpuUsPerDelivery, dbCpuUsPerDelivery, ...tally(receiver, enqueuedAt) };
 }
 
 export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
@@ -277,7 +287,9 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
     const rows: string[][] = [];
     for (let workers = 1; workers <= o.maxWorkers; workers++) {
       const r = await queueRun(database, databaseUrl, receiver, account.userId, workers, o);
-      console.log(`queue, ${workers} worker(s): ${fmt(r.rate)} deliveries/s over ${r.seconds.toFixed(1)} s`);
+      console.log(
+        `queue, ${workers} worker(s): ${fmt(r.rate)} deliveries/s over ${r.seconds.toFixed(1)} s; CPU per delivery: ${fmt(r.cpuUsPerDelivery)} µs in this process${o.child ? ' (the receiver only)' : ' (workers and receiver)'}, ${fmt(r.dbCpuUsPerDelivery)} µs in PostgreSQL`,
+      );
       rows.push([
         `${fmt(o.deliveries)} queued, ${workers} worker(s) × ${o.concurrency}${o.child ? ' (child processes)' : ' (in-process)'}`,
         `${fmt(r.rate)} deliveries/s (${r.seconds.toFixed(1)} s)`,
@@ -293,7 +305,10 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
       for (const [stage, q] of Object.entries(e.stages)) console.log(`  ${stage}: p50 ${fmt(q.p50, 1)} ms, p99 ${fmt(q.p99, 1)} ms`);
       const { cpu } = e;
       console.log(
-        `  CPU over ${cpu.elapsedSeconds.toFixed(1)} s: machine ${cpu.machine.toFixed(1)} s of ${(cpu.elapsedSeconds * os.cpus().length).toFixed(1)}; bench (driver + receiver) ${cpu.bench.toFixed(1)} s; ${cpu.children.map((c) => `${c.name} ${c.seconds.toFixed(1)} s`).join('; ')}`,
+        `  CPU over ${cpu.elapsedSeconds.toFixed(1)} s: machine ${cpu.machine.toFixed(1)} s of ${(cpu.elapsedSeconds * os.cpus().length).toFixed(1)}; bench (driver + receiver) ${cpu.bench.toFixed(1)} s; ${cpu.children.map((c) => `${c.name} ${c.seconds.toFixed(1)} s`).join('; ')}; PostgreSQL backends of the bench database ${cpu.database.toFixed(1)} s`,
+      );
+      console.log(
+        `  CPU per firing: service ${fmt((cpu.children.filter((c) => c.name.startsWith('service')).reduce((sum, c) => sum + c.seconds, 0) * 1e6) / e.expected)} µs, PostgreSQL ${fmt((cpu.database * 1e6) / e.expected)} µs`,
       );
       rows.push([
         `end to end, simulator price move → webhook received, ${fmt(o.rate)} firings/s for ${o.seconds} s after ${o.warmupSeconds} s of warm-up (${fmt(e.movesPerSecond)} moves/s × ${o.perMarket} subscriptions, ${o.markets} markets; ${o.split ? 'engine and worker in separate processes' : 'one service process'})`,

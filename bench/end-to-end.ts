@@ -45,7 +45,7 @@ export interface EndToEndResult {
   /** p50 and p99 of each stage: move → detected, detected → payload built, built → received. */
   stages: Record<'detect' | 'write' | 'deliver', { p50: number; p99: number }>;
   /** CPU seconds used during the measured phase: the machine's, this process's and each child's. */
-  cpu: { elapsedSeconds: number; machine: number; bench: number; children: { name: string; seconds: number }[] };
+  cpu: { elapsedSeconds: number; machine: number; bench: number; children: { name: string; seconds: number }[]; database: number };
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -128,6 +128,12 @@ function cpuSeconds(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU seconds used so far by each PostgreSQL backend connected to the database (the server on this machine). */
+export async function backendCpu(database: Database): Promise<Map<number, number>> {
+  const rows = await database.rows<{ pid: number }>(sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
+  return new Map(rows.map((r) => [r.pid, cpuSeconds(r.pid)]));
 }
 
 /** CPU seconds the whole machine spent busy, from /proc/stat. */
@@ -340,6 +346,7 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
     }
     const totalMoves = Math.round(movesPerSecond * o.seconds);
     const cpuBefore = children.map((c) => cpuSeconds(c.process.pid));
+    const databaseCpuBefore = await backendCpu(database);
     const busyBefore = machineBusySeconds();
     const benchCpuBefore = process.cpuUsage();
     count(true);
@@ -357,6 +364,7 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
       machine: machineBusySeconds() - busyBefore,
       bench: (benchCpu.user + benchCpu.system) / 1e6,
       children: children.map((c, i) => ({ name: c.name, seconds: cpuSeconds(c.process.pid) - cpuBefore[i]! })),
+      database: [...(await backendCpu(database))].reduce((sum, [pid, seconds]) => sum + seconds - (databaseCpuBefore.get(pid) ?? 0), 0),
     };
 
     const latencies = Float64Array.from([...received.values()].map((t) => t[0]!)).sort();
