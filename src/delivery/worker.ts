@@ -56,7 +56,6 @@ const RECORD_BATCH = 500;
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
   const { database, senders, config, concurrency = 16, leaseMs = 30_000, pollMs = 1000, drainMs = DEFAULT_DRAIN_MS, now = Date.now } = opts;
   const logger = opts.logger.child({ worker: opts.workerId ?? newId() });
-  const minClaim = Math.max(1, Math.floor(concurrency / 4));
   const inFlight = new Set<Promise<void>>();
   const retryTimers = new Set<NodeJS.Timeout>();
   let running = true;
@@ -79,9 +78,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   async function pump() {
     do {
       again = false;
-      // Claims wait for a quarter of the slots to be free (unless nothing is in flight): a claim
-      // per freed slot made a draining queue pay one claim statement for every few deliveries.
-      while (running && concurrency - sending >= (sending === 0 ? 1 : minClaim) && toRecord.length < RECORD_BATCH) {
+      while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
         const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
           return [];
