@@ -10,6 +10,10 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
   },
   start: async (args) => (await import('./start.js')).runStartBench(args),
   search: async (args) => (await import('./search.js')).runSearchBench(args),
+  rest: async (args) => {
+    const bench = await import('./rest.js');
+    await bench.runRestBench(bench.restBenchOptions(args));
+  },
   memory: async (args) => (await import('./memory.js')).runMemoryBench(args),
 };
 

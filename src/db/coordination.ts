@@ -59,4 +59,7 @@ export const SHARDS_CHANGED = 'engine_shards_changed';
 /** Payload `slot:membersKey`: that member follows every token it owns among those members. */
 export const SHARDS_READY = 'engine_shards_ready';
 
-export const NOTIFY_CHANNELS = [DELIVERY_DUE_CHANNEL, WATCHLIST_CHANGED, SUBSCRIPTION_CHANGED, SHARDS_CHANGED, SHARDS_READY] as const;
+/** An API token was revoked; the payload is its id (the API's token check cache forgets it). */
+export const TOKEN_REVOKED = 'api_token_revoked';
+
+export const NOTIFY_CHANNELS = [DELIVERY_DUE_CHANNEL, WATCHLIST_CHANGED, SUBSCRIPTION_CHANGED, SHARDS_CHANGED, SHARDS_READY, TOKEN_REVOKED] as const;

@@ -1,5 +1,3 @@
-import { sql } from 'drizzle-orm';
-import { queryRows, type Queryable } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/index.js';
 import type { ChannelStatus, ChannelType } from '../domain/enums.js';
 
@@ -7,37 +5,13 @@ import type { ChannelStatus, ChannelType } from '../domain/enums.js';
 // channel, of the subscription's latest notification. It is read from the deliveries rather than
 // copied onto the channel, so neither the engine nor the delivery worker writes channel rows on
 // the hot path (those writes contended for the same rows, once per firing and once per send).
+// The listing reads them in its own query (src/services/subscriptions/view.ts).
 
 export interface LatestDelivery {
   position: number;
   type: ChannelType;
   settings: ChannelSettings | null;
   status: ChannelStatus;
-}
-
-/** The deliveries of each subscription's latest notification, by subscription id. */
-export async function latestDeliveries(on: Queryable, subscriptionIds: readonly string[]): Promise<Map<string, LatestDelivery[]>> {
-  const bySubscription = new Map<string, LatestDelivery[]>();
-  if (subscriptionIds.length === 0) return bySubscription;
-  const ids = sql.join(
-    subscriptionIds.map((id) => sql`(${id})`),
-    sql`, `,
-  );
-  const rows = await queryRows<LatestDelivery & { subscriptionId: string } & Record<string, unknown>>(
-    on,
-    sql`
-    select s.id as "subscriptionId", d.position, d.channel_type as "type", d.settings, d.status
-    from (values ${ids}) as s(id)
-    cross join lateral (select n.id from notifications n where n.subscription_id = s.id order by n.id desc limit 1) latest
-    join deliveries d on d.notification_id = latest.id
-    order by s.id, d.position`,
-  );
-  for (const { subscriptionId, position, type, settings, status } of rows) {
-    let list = bySubscription.get(subscriptionId);
-    if (!list) bySubscription.set(subscriptionId, (list = []));
-    list.push({ position, type, settings, status });
-  }
-  return bySubscription;
 }
 
 const channelKey = (type: ChannelType, settings: ChannelSettings | null | undefined) => JSON.stringify([type, settings ?? {}]);

@@ -10,7 +10,11 @@ export interface Me {
 }
 
 export async function getMe({ ctx }: { ctx: ServiceContext }): Promise<Me> {
-  const [row] = await dbOf(ctx).select().from(accounts).where(eq(accounts.id, ctx.account.id));
+  // Only the columns shown: each field read costs a decode through PGlite.
+  const [row] = await dbOf(ctx)
+    .select({ id: accounts.id, createdAt: accounts.createdAt, discordUserId: accounts.discordUserId, telegramUserId: accounts.telegramUserId })
+    .from(accounts)
+    .where(eq(accounts.id, ctx.account.id));
   if (!row) throw notFound('Account not found', 'account');
   return {
     userId: row.id,

@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
 import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
-import { checkChannels, writeChannels } from './channels.js';
+import { checkChannels, insertChannels } from './channels.js';
 import { ruleColumns } from './rule-fields.js';
 import { ChatSubscriptionInput, CreateSubscriptionInput } from './schemas.js';
 import { resolveTarget } from './targets.js';
@@ -43,7 +43,7 @@ async function insertSubscription(ctx: ServiceContext, body: z.output<typeof Cha
       expiresAt: body.expiresAt ?? null,
       ...statusColumns(CREATED),
     });
-    await writeChannels(tx, id, channels);
+    await insertChannels(tx, id, channels);
     await announceSubscriptionChange(tx, id);
     return (await loadSubscriptionView(tx, ctx.account.id, id))!;
   });

@@ -24,17 +24,14 @@ export async function resolveTarget(
   }
   if (scope === 'Market' && marketId === undefined) throw validationError('marketId is required for the Market scope');
 
-  const [inWatchlist] = await tx
-    .select({ eventId: watchlistEvents.eventId })
+  // The event's place in the watchlist and the market's in the event, in one round trip.
+  const [found] = await tx
+    .select({ eventId: watchlistEvents.eventId, marketId: catalogMarkets.id })
     .from(watchlistEvents)
+    .leftJoin(catalogMarkets, and(eq(catalogMarkets.id, marketId ?? ''), eq(catalogMarkets.eventId, watchlistEvents.eventId)))
     .where(and(eq(watchlistEvents.watchlistId, watchlistId), eq(watchlistEvents.eventId, eventId)));
-  if (!inWatchlist) throw validationError(`eventId: event ${eventId} is not in this watchlist`);
+  if (!found) throw validationError(`eventId: event ${eventId} is not in this watchlist`);
   if (marketId === undefined) return { eventId, marketId: null };
-
-  const [market] = await tx
-    .select({ id: catalogMarkets.id })
-    .from(catalogMarkets)
-    .where(and(eq(catalogMarkets.id, marketId), eq(catalogMarkets.eventId, eventId)));
-  if (!market) throw validationError(`marketId: market ${marketId} is not a market of event ${eventId}`);
+  if (found.marketId === null) throw validationError(`marketId: market ${marketId} is not a market of event ${eventId}`);
   return { eventId, marketId };
 }
