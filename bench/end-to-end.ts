@@ -332,7 +332,11 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
         const wait = started + i * spacingMs - performance.now();
         if (wait > 0) await sleep(wait);
         else if (wait < -spacingMs) late++;
-        inFlight.push(move(marketIds[i % marketIds.length]!));
+        const moved = move(marketIds[i % marketIds.length]!);
+        // Handled here as well as by Promise.all below: a move failing while the loop still sleeps
+        // would otherwise end the process as an unhandled rejection, leaving the children running.
+        moved.catch(() => {});
+        inFlight.push(moved);
       }
       await Promise.all(inFlight);
       return late;
