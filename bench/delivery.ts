@@ -12,14 +12,15 @@ import { createLogger } from '../src/logger.js';
 import { postJson } from '../src/net/http-post.js';
 import { insertAccountWithToken } from '../src/services/accounts/index.js';
 import { newId } from '../src/services/ids.js';
-import { runEndToEnd } from './end-to-end.js';
+import { backendCpu, runEndToEnd, runIdleEndToEnd } from './end-to-end.js';
 import { Receiver } from './receiver.js';
 import { fmt, machine, percentile, printTable } from './support.js';
 
 // `npm run bench -- delivery`: the webhook outbox on PostgreSQL against a local receiver.
 // 1. the receiver's own capacity (postJson loop, same agent and concurrency as the worker);
 // 2. a queue of N deliveries drained by 1 and 2 in-process workers;
-// 3. end to end: simulator price moves at --rate firings per second to the webhook received (see end-to-end.ts).
+// 3. end to end: simulator price moves at --rate firings per second to the webhook received (see end-to-end.ts);
+// 4. end to end on an idle feed with the default install (PGlite), beside the time of one PGlite commit.
 
 export interface DeliveryBenchOptions {
   deliveries: number;
@@ -38,6 +39,12 @@ export interface DeliveryBenchOptions {
   warmupSeconds: number;
   /** 1 runs each worker in a child process of its own (the receiver and writer stay in this one). */
   child: number;
+  /** Idle feed on PGlite: moves one at a time (0 skips the run), ms between them, markets moved in turn. */
+  idleMoves: number;
+  idleSpacingMs: number;
+  idleMarkets: number;
+  /** Idle feed: PGlite commits timed for the floor. */
+  commits: number;
 }
 
 const DEFAULTS: DeliveryBenchOptions = {
@@ -53,6 +60,10 @@ const DEFAULTS: DeliveryBenchOptions = {
   split: 0,
   warmupSeconds: 3,
   child: 0,
+  idleMoves: 300,
+  idleSpacingMs: 100,
+  idleMarkets: 10,
+  commits: 300,
 };
 
 export function deliveryBenchOptions(args: string[]): DeliveryBenchOptions {
@@ -224,6 +235,8 @@ async function queueRun(database: Database, databaseUrl: string, receiver: Recei
   const enqueuedAt = await createdAtById(database);
   receiver.reset();
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const dbCpuBefore = await backendCpu(database);
   const stop = await startWorkers(databaseUrl, workers, o);
   let stalled = 0;
   let last = -1;
@@ -236,9 +249,17 @@ async function queueRun(database: Database, databaseUrl: string, receiver: Recei
     last = pending;
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  let dbCpu = 0;
+  for (const [pid, seconds] of await backendCpu(database)) dbCpu += seconds - (dbCpuBefore.get(pid) ?? 0);
   await stop();
   const sent = o.deliveries - (await pendingCount(database));
-  return { workers, seconds, rate: sent / seconds, sent, ...tally(receiver, enqueuedAt) };
+  // CPU of this process (in-process workers and the receiver) per delivery: steadier than the rate
+  // on a shared machine, where the rate follows whatever else runs.
+  const cpuUsPerDelivery = (cpu.user + cpu.system) / Math.max(1, sent);
+  // The database's side: its backends serving this database (the workers' pools, this process's).
+  const dbCpuUsPerDelivery = (dbCpu * 1e6) / Math.max(1, sent);
+  return { workers, seconds, rate: sent / seconds, sent, cpuUsPerDelivery, dbCpuUsPerDelivery, ...tally(receiver, enqueuedAt) };
 }
 
 export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
@@ -251,7 +272,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
   await admin.unsafe(`create database ${dbName}`);
   console.log(`Machine: ${machine()}; database ${dbName} on ${new URL(baseUrl).host}`);
   console.log(
-    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} markets=${o.markets} perMarket=${o.perMarket} split=${o.split} warmupSeconds=${o.warmupSeconds} child=${o.child}`,
+    `Options: deliveries=${o.deliveries} concurrency=${o.concurrency} batch=${o.batch} baselineRequests=${o.baselineRequests} rate=${o.rate} seconds=${o.seconds} maxWorkers=${o.maxWorkers} markets=${o.markets} perMarket=${o.perMarket} split=${o.split} warmupSeconds=${o.warmupSeconds} child=${o.child} idleMoves=${o.idleMoves} idleSpacingMs=${o.idleSpacingMs} idleMarkets=${o.idleMarkets} commits=${o.commits}`,
   );
   const receiver = new Receiver();
   await receiver.start();
@@ -266,7 +287,9 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
     const rows: string[][] = [];
     for (let workers = 1; workers <= o.maxWorkers; workers++) {
       const r = await queueRun(database, databaseUrl, receiver, account.userId, workers, o);
-      console.log(`queue, ${workers} worker(s): ${fmt(r.rate)} deliveries/s over ${r.seconds.toFixed(1)} s`);
+      console.log(
+        `queue, ${workers} worker(s): ${fmt(r.rate)} deliveries/s over ${r.seconds.toFixed(1)} s; CPU per delivery: ${fmt(r.cpuUsPerDelivery)} µs in this process${o.child ? ' (the receiver only)' : ' (workers and receiver)'}, ${fmt(r.dbCpuUsPerDelivery)} µs in PostgreSQL`,
+      );
       rows.push([
         `${fmt(o.deliveries)} queued, ${workers} worker(s) × ${o.concurrency}${o.child ? ' (child processes)' : ' (in-process)'}`,
         `${fmt(r.rate)} deliveries/s (${r.seconds.toFixed(1)} s)`,
@@ -282,7 +305,10 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
       for (const [stage, q] of Object.entries(e.stages)) console.log(`  ${stage}: p50 ${fmt(q.p50, 1)} ms, p99 ${fmt(q.p99, 1)} ms`);
       const { cpu } = e;
       console.log(
-        `  CPU over ${cpu.elapsedSeconds.toFixed(1)} s: machine ${cpu.machine.toFixed(1)} s of ${(cpu.elapsedSeconds * os.cpus().length).toFixed(1)}; bench (driver + receiver) ${cpu.bench.toFixed(1)} s; ${cpu.children.map((c) => `${c.name} ${c.seconds.toFixed(1)} s`).join('; ')}`,
+        `  CPU over ${cpu.elapsedSeconds.toFixed(1)} s: machine ${cpu.machine.toFixed(1)} s of ${(cpu.elapsedSeconds * os.cpus().length).toFixed(1)}; bench (driver + receiver) ${cpu.bench.toFixed(1)} s; ${cpu.children.map((c) => `${c.name} ${c.seconds.toFixed(1)} s`).join('; ')}; PostgreSQL backends of the bench database ${cpu.database.toFixed(1)} s`,
+      );
+      console.log(
+        `  CPU per firing: service ${fmt((cpu.children.filter((c) => c.name.startsWith('service')).reduce((sum, c) => sum + c.seconds, 0) * 1e6) / e.expected)} µs, PostgreSQL ${fmt((cpu.database * 1e6) / e.expected)} µs`,
       );
       rows.push([
         `end to end, simulator price move → webhook received, ${fmt(o.rate)} firings/s for ${o.seconds} s after ${o.warmupSeconds} s of warm-up (${fmt(e.movesPerSecond)} moves/s × ${o.perMarket} subscriptions, ${o.markets} markets; ${o.split ? 'engine and worker in separate processes' : 'one service process'})`,
@@ -292,6 +318,21 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
         String(e.duplicated),
         '',
       ]);
+    }
+    if (o.idleMoves > 0) {
+      const idle = await runIdleEndToEnd(o);
+      console.log(`idle feed, PGlite: ${fmt(idle.received)} of ${fmt(idle.expected)} webhooks received, p50 ${fmt(idle.p50, 1)} ms, p99 ${fmt(idle.p99, 1)} ms`);
+      for (const [stage, q] of Object.entries(idle.stages)) console.log(`  ${stage}: p50 ${fmt(q.p50, 1)} ms, p99 ${fmt(q.p99, 1)} ms`);
+      console.log(`  PGlite commit of one row: p50 ${fmt(idle.commit.p50, 1)} ms, p99 ${fmt(idle.commit.p99, 1)} ms`);
+      rows.push([
+        `end to end, idle feed, PGlite (default install): one move every ${o.idleSpacingMs} ms over ${o.idleMarkets} markets, one rule each, one service process`,
+        `${fmt(idle.expected)} firings`,
+        `${fmt(idle.p50, 1)} ms / ${fmt(idle.p99, 1)} ms (max ${fmt(idle.max, 1)})`,
+        String(idle.lost),
+        String(idle.duplicated),
+        '',
+      ]);
+      rows.push([`floor: one-row PGlite commit (${fmt(o.commits)} in turn)`, '', `${fmt(idle.commit.p50, 1)} ms / ${fmt(idle.commit.p99, 1)} ms (max ${fmt(idle.commit.max, 1)})`, '', '', '']);
     }
     rows.push([`receiver baseline (postJson loop × ${o.concurrency})`, `${fmt(baseRate)} requests/s`, '', '', '', '100%']);
     console.log();

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../src/db/client.js';
+import { openDatabase, type Database } from '../src/db/client.js';
 import { insertAccountWithToken } from '../src/services/accounts/index.js';
 import { Receiver } from './receiver.js';
 import { percentile } from './support.js';
@@ -43,7 +45,7 @@ export interface EndToEndResult {
   /** p50 and p99 of each stage: move → detected, detected → payload built, built → received. */
   stages: Record<'detect' | 'write' | 'deliver', { p50: number; p99: number }>;
   /** CPU seconds used during the measured phase: the machine's, this process's and each child's. */
-  cpu: { elapsedSeconds: number; machine: number; bench: number; children: { name: string; seconds: number }[] };
+  cpu: { elapsedSeconds: number; machine: number; bench: number; children: { name: string; seconds: number }[]; database: number };
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -65,11 +67,13 @@ interface Child {
 }
 
 /** Starts a TypeScript entry point with this process's loader; resolves once `ready` matches its output (at once without one). */
-function startChild(name: string, entry: string, env: Record<string, string>, ready: RegExp | null): Promise<Child> {
+function startChild(name: string, entry: string, env: Record<string, string | undefined>, ready: RegExp | null): Promise<Child> {
+  // A variable set to undefined is left out (the PGlite service must not inherit DATABASE_URL).
+  const childEnv = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
   const child: Child = {
     name,
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each child there (open it in Chrome DevTools).
-    process: spawn(process.execPath, [...process.execArgv, ...cpuProfileArgs(), `${ROOT}${entry}`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    process: spawn(process.execPath, [...process.execArgv, ...cpuProfileArgs(), `${ROOT}${entry}`], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }),
     output: '',
   };
   if (!ready) {
@@ -126,6 +130,12 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds used so far by each PostgreSQL backend connected to the database (the server on this machine). */
+export async function backendCpu(database: Database): Promise<Map<number, number>> {
+  const rows = await database.rows<{ pid: number }>(sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
+  return new Map(rows.map((r) => [r.pid, cpuSeconds(r.pid)]));
+}
+
 /** CPU seconds the whole machine spent busy, from /proc/stat. */
 function machineBusySeconds(): number {
   try {
@@ -158,10 +168,13 @@ interface VenueEvent {
   markets: { id: string; closed?: boolean }[];
 }
 
-export async function runEndToEnd(database: Database, databaseUrl: string, o: EndToEndOptions): Promise<EndToEndResult> {
-  // (subscription, move time) → latency of each receipt: one webhook expected per subscription per move.
+/**
+ * The receiver of the end-to-end runs: per (subscription, move time) the latency of each receipt
+ * (one webhook expected per subscription per move), and per first receipt where the time went:
+ * venue → engine detection → payload built (in the write) → received. Counts only while `count(true)`.
+ */
+function latencyReceiver() {
   const received = new Map<string, number[]>();
-  // Where the time goes, per first receipt: venue → engine detection → payload built (in the write) → received.
   const stages = { detect: [] as number[], write: [] as number[], deliver: [] as number[] };
   let counting = false;
   const receiver = new Receiver((body, at) => {
@@ -183,19 +196,71 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
     if (times) times.push(at - Number(p.detectionDetails.priceChangeTimeMs));
     else received.set(key, [at - Number(p.detectionDetails.priceChangeTimeMs)]);
   });
+  return { receiver, received, stages, count: (on: boolean) => (counting = on) };
+}
+
+/** The simulator as a child process (random walk off), with its control URL and the venue URLs it prints. */
+async function startSimulator(): Promise<{ child: Child; control: string; printed: (name: string) => string }> {
+  const child = await startChild(
+    'simulator',
+    'src/simulator/main.ts',
+    { SIMULATOR_PORT: String(await freePort()), SIMULATOR_RANDOM_WALK: 'false', LOG_LEVEL: 'warn' },
+    /control: \S+\n/,
+  );
+  return {
+    child,
+    control: /control: (\S+)/.exec(child.output)![1]!,
+    printed: (name: string) => new RegExp(`${name}=(\\S+)`).exec(child.output)![1]!,
+  };
+}
+
+/** One open market of each of the first `count` open events of the simulator. */
+async function pickMarkets(control: string, count: number): Promise<{ eventId: string; marketId: string }[]> {
+  const state = (await call(`${control}/state`)) as unknown as { events: VenueEvent[] };
+  const picked = state.events
+    .filter((e) => !e.closed && e.markets.some((m) => !m.closed))
+    .slice(0, count)
+    .map((e) => ({ eventId: e.id, marketId: e.markets.find((m) => !m.closed)!.id }));
+  if (picked.length < count) throw new Error(`the simulator has only ${picked.length} open events`);
+  return picked;
+}
+
+/**
+ * Every market at 0.45 first (so creating the rules fires nothing), then one watchlist of the
+ * markets' events and `perMarket` Recurring `0m` Crossing 50% rules with a Webhook on each market.
+ */
+async function createCrossingRules(api: string, control: string, token: string, picked: { eventId: string; marketId: string }[], perMarket: number, webhookUrl: string) {
+  for (const { marketId } of picked) await call(`${control}/markets/${marketId}/price`, { body: { price: 0.45 } });
+  const watchlist = (await call(`${api}/watchlists`, {
+    token,
+    body: { name: 'end to end', events: Object.fromEntries(picked.map((p) => [p.eventId, {}])) },
+  })) as { watchList: { id: string } };
+  for (const p of picked) {
+    for (let k = 0; k < perMarket; k++) {
+      await call(`${api}/subscriptions`, {
+        token,
+        body: {
+          watchlistId: watchlist.watchList.id,
+          subscriptionScope: 'Market',
+          eventId: p.eventId,
+          marketId: p.marketId,
+          subscriptionTypeConfig: { type: 'Crossing', config: { params: { threshold_percent: 50 } } },
+          triggerType: 'Recurring',
+          triggerInterval: '0m',
+          channels: [{ type: 'Webhook', settings: { webhookUrl } }],
+        },
+      });
+    }
+  }
+}
+
+export async function runEndToEnd(database: Database, databaseUrl: string, o: EndToEndOptions): Promise<EndToEndResult> {
+  const { receiver, received, stages, count } = latencyReceiver();
   await receiver.start();
   const children: Child[] = [];
   try {
-    const simulatorPort = await freePort();
-    const sim = await startChild(
-      'simulator',
-      'src/simulator/main.ts',
-      { SIMULATOR_PORT: String(simulatorPort), SIMULATOR_RANDOM_WALK: 'false', LOG_LEVEL: 'warn' },
-      /control: \S+\n/,
-    );
+    const { child: sim, control, printed } = await startSimulator();
     children.push(sim);
-    const printed = (name: string) => new RegExp(`${name}=(\\S+)`).exec(sim.output)![1]!;
-    const control = /control: (\S+)/.exec(sim.output)![1]!;
     const apiPort = await freePort();
     const api = `http://127.0.0.1:${apiPort}`;
     const serviceEnv = (roles: string, port: number): Record<string, string> => ({
@@ -224,12 +289,7 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
     await until(async () => (await fetch(`${api}/readyz`).catch(() => undefined))?.ok === true, 'the service to be ready');
     if (o.split) children.push(await startChild('service (worker)', 'src/main.ts', serviceEnv('worker', await freePort()), null));
 
-    const state = (await call(`${control}/state`)) as unknown as { events: VenueEvent[] };
-    const picked = state.events
-      .filter((e) => !e.closed && e.markets.some((m) => !m.closed))
-      .slice(0, o.markets)
-      .map((e) => ({ eventId: e.id, marketId: e.markets.find((m) => !m.closed)!.id }));
-    if (picked.length < o.markets) throw new Error(`the simulator has only ${picked.length} open events`);
+    const picked = await pickMarkets(control, o.markets);
     const marketIds = picked.map((p) => p.marketId);
     await until(async () => {
       const [row] = await database.rows<{ n: number }>(
@@ -238,29 +298,7 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
       return (row?.n ?? 0) === marketIds.length;
     }, 'the catalog sync');
 
-    // Every market below the threshold before any rule exists, so creating them fires nothing.
-    for (const m of marketIds) await call(`${control}/markets/${m}/price`, { body: { price: 0.45 } });
-    const watchlist = (await call(`${api}/watchlists`, {
-      token,
-      body: { name: 'end to end', events: Object.fromEntries(picked.map((p) => [p.eventId, {}])) },
-    })) as { watchList: { id: string } };
-    for (const p of picked) {
-      for (let k = 0; k < o.perMarket; k++) {
-        await call(`${api}/subscriptions`, {
-          token,
-          body: {
-            watchlistId: watchlist.watchList.id,
-            subscriptionScope: 'Market',
-            eventId: p.eventId,
-            marketId: p.marketId,
-            subscriptionTypeConfig: { type: 'Crossing', config: { params: { threshold_percent: 50 } } },
-            triggerType: 'Recurring',
-            triggerInterval: '0m',
-            channels: [{ type: 'Webhook', settings: { webhookUrl: receiver.url } }],
-          },
-        });
-      }
-    }
+    await createCrossingRules(api, control, token, picked, o.perMarket, receiver.url);
 
     // Warm-up: one crossing per market, until every subscription's webhook has arrived.
     const price = new Map(marketIds.map((m) => [m, 0.45]));
@@ -294,7 +332,11 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
         const wait = started + i * spacingMs - performance.now();
         if (wait > 0) await sleep(wait);
         else if (wait < -spacingMs) late++;
-        inFlight.push(move(marketIds[i % marketIds.length]!));
+        const moved = move(marketIds[i % marketIds.length]!);
+        // Handled here as well as by Promise.all below: a move failing while the loop still sleeps
+        // would otherwise end the process as an unhandled rejection, leaving the children running.
+        moved.catch(() => {});
+        inFlight.push(moved);
       }
       await Promise.all(inFlight);
       return late;
@@ -308,16 +350,17 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
     }
     const totalMoves = Math.round(movesPerSecond * o.seconds);
     const cpuBefore = children.map((c) => cpuSeconds(c.process.pid));
+    const databaseCpuBefore = await backendCpu(database);
     const busyBefore = machineBusySeconds();
     const benchCpuBefore = process.cpuUsage();
-    counting = true;
+    count(true);
     const started = performance.now();
     const lateMoves = await drive(totalMoves);
     const expected = totalMoves * o.perMarket;
     const deadline = Date.now() + 30_000;
     while (received.size < expected && Date.now() < deadline) await sleep(100);
     await sleep(500); // late duplicates
-    counting = false;
+    count(false);
     const elapsed = (performance.now() - started) / 1000;
     const benchCpu = process.cpuUsage(benchCpuBefore);
     const cpu = {
@@ -325,6 +368,7 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
       machine: machineBusySeconds() - busyBefore,
       bench: (benchCpu.user + benchCpu.system) / 1e6,
       children: children.map((c, i) => ({ name: c.name, seconds: cpuSeconds(c.process.pid) - cpuBefore[i]! })),
+      database: [...(await backendCpu(database))].reduce((sum, [pid, seconds]) => sum + seconds - (databaseCpuBefore.get(pid) ?? 0), 0),
     };
 
     const latencies = Float64Array.from([...received.values()].map((t) => t[0]!)).sort();
@@ -348,5 +392,139 @@ export async function runEndToEnd(database: Database, databaseUrl: string, o: En
   } finally {
     for (const child of children.reverse()) await stopChild(child);
     await receiver.close();
+  }
+}
+
+export interface IdleOptions {
+  /** Price moves, one at a time, each firing one webhook. */
+  idleMoves: number;
+  /** Time between two moves (ms): far longer than one firing takes, so none waits for another. */
+  idleSpacingMs: number;
+  /** Markets moved in turn, one Crossing rule on each. */
+  idleMarkets: number;
+  /** Commits timed for the floor. */
+  commits: number;
+}
+
+export interface IdleResult {
+  expected: number;
+  received: number;
+  lost: number;
+  duplicated: number;
+  p50: number;
+  p99: number;
+  max: number;
+  stages: Record<'detect' | 'write' | 'deliver', { p50: number; p99: number }>;
+  /** One small insert committed on PGlite in a folder of its own, the floor of a durable firing write. */
+  commit: { p50: number; p99: number; max: number };
+}
+
+/**
+ * Tick → webhook on an idle feed with the default install: the service on PGlite (a fresh data
+ * folder, its first-start admin token), the simulator, one move at a time. Then the floor beside
+ * it: a PGlite commit of one row, timed in this process once the service has stopped.
+ */
+export async function runIdleEndToEnd(o: IdleOptions): Promise<IdleResult> {
+  const { receiver, received, stages, count } = latencyReceiver();
+  await receiver.start();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'oddswatch-bench-idle-'));
+  const children: Child[] = [];
+  try {
+    const { child: sim, control, printed } = await startSimulator();
+    children.push(sim);
+    const apiPort = await freePort();
+    const api = `http://127.0.0.1:${apiPort}`;
+    const service = await startChild(
+      'service (PGlite)',
+      'src/main.ts',
+      {
+        DATABASE_URL: undefined,
+        DATA_DIR: path.join(dataDir, 'service'),
+        VENUE: 'polymarket',
+        GAMMA_URL: printed('GAMMA_URL'),
+        CLOB_URL: printed('CLOB_URL'),
+        CLOB_WS_URL: printed('CLOB_WS_URL'),
+        ROLES: 'api,sync,engine,worker',
+        PORT: String(apiPort),
+        HOST: '127.0.0.1',
+        ALLOW_PRIVATE_URLS: 'true',
+        LOG_LEVEL: 'warn',
+      },
+      /API token \(shown once\): \S+\n/,
+    );
+    children.push(service);
+    const token = /API token \(shown once\): (\S+)/.exec(service.output)![1]!;
+    await until(async () => (await fetch(`${api}/readyz`).catch(() => undefined))?.ok === true, 'the service to be ready');
+    const picked = await pickMarkets(control, o.idleMarkets);
+    // The watchlist is refused until the service's first catalog pass knows the events.
+    await until(
+      () => createCrossingRules(api, control, token, picked, 1, receiver.url).then(() => true, () => false),
+      'the catalog sync',
+    );
+
+    const price = new Map(picked.map((p) => [p.marketId, 0.45]));
+    const move = async (m: string) => {
+      const next = price.get(m)! < 0.5 ? 0.55 : 0.45;
+      price.set(m, next);
+      await call(`${control}/markets/${m}/price`, { body: { price: next } });
+    };
+    // Warm-up: every market crossed until each rule's webhook arrived (the engine follows every token).
+    await until(async () => {
+      const before = receiver.received;
+      for (const { marketId } of picked) await move(marketId);
+      await sleep(1000);
+      return receiver.received - before >= picked.length;
+    }, 'the warm-up firings');
+    await sleep(1000);
+
+    count(true);
+    const started = performance.now();
+    for (let i = 0; i < o.idleMoves; i++) {
+      const wait = started + i * o.idleSpacingMs - performance.now();
+      if (wait > 0) await sleep(wait);
+      await move(picked[i % picked.length]!.marketId);
+    }
+    const deadline = Date.now() + 10_000;
+    while (received.size < o.idleMoves && Date.now() < deadline) await sleep(50);
+    await sleep(500); // late duplicates
+    count(false);
+    for (const child of children.reverse().splice(0)) await stopChild(child);
+
+    const latencies = Float64Array.from([...received.values()].map((t) => t[0]!)).sort();
+    return {
+      expected: o.idleMoves,
+      received: received.size,
+      lost: o.idleMoves - received.size,
+      duplicated: [...received.values()].filter((t) => t.length > 1).length,
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      max: latencies[latencies.length - 1] ?? NaN,
+      stages: { detect: quantiles(stages.detect), write: quantiles(stages.write), deliver: quantiles(stages.deliver) },
+      commit: await commitFloor(path.join(dataDir, 'floor'), o.commits),
+    };
+  } finally {
+    for (const child of children.reverse()) await stopChild(child);
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `commits` one-row inserts, each its own transaction, on a PGlite folder opened as the service opens one. */
+async function commitFloor(dataDir: string, commits: number): Promise<{ p50: number; p99: number; max: number }> {
+  const database = await openDatabase({ dataDir });
+  try {
+    await database.db.execute(sql`create table floor (id bigserial primary key, at timestamptz not null default now(), note text)`);
+    const times: number[] = [];
+    for (let i = 0; i < commits; i++) {
+      const started = performance.now();
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into floor (note) values (${`commit ${i}`})`);
+      });
+      times.push(performance.now() - started);
+    }
+    const sorted = Float64Array.from(times).sort();
+    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] ?? NaN };
+  } finally {
+    await database.close();
   }
 }

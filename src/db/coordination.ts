@@ -46,7 +46,10 @@ export function allAdvisoryLocks(): LockIdentity[] {
 
 // LISTEN/NOTIFY channels. Payloads are ids only; notices are delivered on commit.
 
-/** Delivery workers and inbox streams; the payload is a notification id (or a redelivery notice). */
+/**
+ * Delivery workers and inbox streams; the payload is new notifications' ids, comma separated (up to
+ * 200 per notice), or a redelivery notice.
+ */
 export const DELIVERY_DUE_CHANNEL = 'delivery_due';
 /** The engine follows watchlist and subscription edits; the payload is the changed row's id. */
 export const WATCHLIST_CHANGED = 'watchlist_changed';

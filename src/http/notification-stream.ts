@@ -58,15 +58,19 @@ export function createNotificationStream({
   let noticesHandled: Promise<void> = Promise.resolve();
 
   async function onNotice(payload: string) {
-    // Redelivery notices (and anything else) are not new notifications.
-    if (!UUID.test(payload) || clients.size === 0) return;
-    try {
-      const found = await findNotification({ deps: { database }, notificationId: payload });
-      if (!found) return;
-      const { accountId, ...view } = found;
-      for (const client of clients) if (client.accountId === accountId) (client.held ? client.held.push(view) : send(client, view));
-    } catch (err) {
-      logger.error({ err }, 'notification stream lookup failed');
+    // A notice names new notifications, comma separated; redelivery notices (and anything else)
+    // are not new notifications.
+    for (const notificationId of payload.split(',')) {
+      if (clients.size === 0) return;
+      if (!UUID.test(notificationId)) continue;
+      try {
+        const found = await findNotification({ deps: { database }, notificationId });
+        if (!found) continue;
+        const { accountId, ...view } = found;
+        for (const client of clients) if (client.accountId === accountId) (client.held ? client.held.push(view) : send(client, view));
+      } catch (err) {
+        logger.error({ err }, 'notification stream lookup failed');
+      }
     }
   }
 

@@ -4,7 +4,6 @@ import {
   catalogEvents,
   catalogMarkets,
   subscriptionChannels,
-  subscriptionMarketState,
   subscriptions,
   watchlists,
 } from '../db/schema/index.js';
@@ -80,23 +79,21 @@ export class ReplayInBatch extends Error {
 export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batching?: BatchingOptions): Promise<FireOutcome[]> {
   const subscriptionIds = [...new Set(batch.map((b) => b.firing.subscriptionId))].sort();
   const marketIds = [...new Set(batch.map((b) => b.firing.marketId))];
+  // The watchlist names come with the locked rows (one round trip less; only subscriptions are locked).
   const locked = await tx
-    .select()
+    .select({ sub: subscriptions, watchlistName: watchlists.name })
     .from(subscriptions)
+    .leftJoin(watchlists, eq(watchlists.id, subscriptions.watchlistId))
     .where(inArray(subscriptions.id, subscriptionIds))
     .orderBy(asc(subscriptions.id))
-    .for('update');
-  const subs = new Map(locked.map((s) => [s.id, s]));
+    .for('update', { of: subscriptions });
+  const subs = new Map(locked.map(({ sub }) => [sub.id, sub]));
   if (subs.size === 0) return batch.map(() => 'skipped');
   const places = await tx
     .select(PLACE_COLUMNS)
     .from(catalogMarkets)
     .innerJoin(catalogEvents, eq(catalogEvents.id, catalogMarkets.eventId))
     .where(inArray(catalogMarkets.id, marketIds));
-  const lists = await tx
-    .select({ id: watchlists.id, name: watchlists.name })
-    .from(watchlists)
-    .where(inArray(watchlists.id, [...new Set([...subs.values()].map((s) => s.watchlistId))]));
   const channelRows = await tx
     .select({
       subscriptionId: subscriptionChannels.subscriptionId,
@@ -108,7 +105,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     .where(inArray(subscriptionChannels.subscriptionId, [...subs.keys()]))
     .orderBy(asc(subscriptionChannels.subscriptionId), asc(subscriptionChannels.position));
   const placeByMarket = new Map(places.map((p) => [p.market.id, p]));
-  const watchlistNames = new Map(lists.map((w) => [w.id, w.name]));
+  const watchlistNames = new Map(locked.flatMap(({ sub, watchlistName }) => (watchlistName === null ? [] : [[sub.watchlistId, watchlistName] as const])));
   const channelsBySub = new Map<string, ChannelRow[]>();
   for (const { subscriptionId, ...channel } of channelRows) {
     let list = channelsBySub.get(subscriptionId);
@@ -168,16 +165,20 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     [...perSub].map(([id, u]) => sql`(${id}, ${u.status.enabled}::boolean, ${u.status.reason}::text, ${u.count}::int, ${u.lastAt.toISOString()}::timestamptz)`),
     sql`, `,
   );
+  const lastFired = sql.join(
+    [...perMarket.values()].map((m) => sql`(${m.subscriptionId}, ${m.marketId}, ${m.lastFiredAt.toISOString()}::timestamptz)`),
+    sql`, `,
+  );
+  // Both in one statement: the subscriptions' new state and counters, and each (subscription,
+  // market)'s last firing.
   await tx.execute(sql`
-    update subscriptions as s set enabled = v.enabled, status_reason = v.reason,
-      trigger_count = s.trigger_count + v.n, last_triggered_at = v.at
-    from (values ${values}) as v(id, enabled, reason, n, at) where s.id = v.id`);
-  await tx
-    .insert(subscriptionMarketState)
-    .values([...perMarket.values()])
-    .onConflictDoUpdate({
-      target: [subscriptionMarketState.subscriptionId, subscriptionMarketState.marketId],
-      set: { lastFiredAt: sql`excluded.last_fired_at` },
-    });
+    with updated as (
+      update subscriptions as s set enabled = v.enabled, status_reason = v.reason,
+        trigger_count = s.trigger_count + v.n, last_triggered_at = v.at
+      from (values ${values}) as v(id, enabled, reason, n, at) where s.id = v.id
+    )
+    insert into subscription_market_state (subscription_id, market_id, last_fired_at)
+    values ${lastFired}
+    on conflict (subscription_id, market_id) do update set last_fired_at = excluded.last_fired_at`);
   return outcomes;
 }
