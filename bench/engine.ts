@@ -1,7 +1,9 @@
 import { PRICE_RULE_TYPES, TRIGGER_INTERVAL_MS, type TriggerInterval } from '../src/domain/enums.js';
 import { RuleIndex } from '../src/engine/index.js';
 import { ReferenceEvaluator } from '../src/engine/reference.js';
-import { CROSSING_STEP, isLevelRule, thresholdFraction, type AlertEvaluator, type CompiledRule } from '../src/engine/rules.js';
+import {
+  CROSSING_STEP, isLevelRule, takesRearmBand, thresholdFraction, type AlertEvaluator, type CompiledRule,
+} from '../src/engine/rules.js';
 import { fmt, gcFunction, machine, mb, percentile, printTable, prng } from './support.js';
 
 export interface EngineBenchOptions {
@@ -12,9 +14,15 @@ export interface EngineBenchOptions {
   seed: number;
   /** 1 lets level rules draw the 0m interval too (they then fire on every tick while they hold). */
   zeroIntervalLevels: number;
+  /** Share (0..1) of the Recurring Crossing, Crossing Up and Crossing Down rules given a re-arm band. */
+  rearmShare: number;
 }
 
-const DEFAULTS: EngineBenchOptions = { rules: 1_000_000, tokens: 10_000, ticks: 2_000_000, referenceTicks: 200, seed: 42, zeroIntervalLevels: 0 };
+const DEFAULTS: EngineBenchOptions = {
+  rules: 1_000_000, tokens: 10_000, ticks: 2_000_000, referenceTicks: 200, seed: 42, zeroIntervalLevels: 0, rearmShare: 0,
+};
+/** rearmPoints drawn for the rules given a band; the ticks' typical move is ±0.5 points. */
+const REARM_POINTS: Array<[number, number]> = [[1, 30], [2, 40], [5, 20], [10, 10]];
 const SAMPLE_EVERY = 16;
 const TICK_MS = 1; // simulated time per tick, so 5m and 30m pauses end and re-arm during the run
 const INTERVALS: Array<[TriggerInterval, number]> = [['0m', 5], ['5m', 15], ['30m', 40], ['60m', 15], ['6h', 10], ['12h', 5], ['24h', 10]];
@@ -48,6 +56,8 @@ function subscriptionUuid(random: () => number): string {
 /** The same rule set every time for a seed: mixed types, mostly Recurring, some One Time. */
 function* generateRules(o: EngineBenchOptions, tokens: string[]): Generator<CompiledRule> {
   const random = prng(o.seed);
+  // Bands draw from a generator of their own, so the rules are the same with or without them.
+  const bandRandom = prng(o.seed + 4);
   for (let ruleId = 0; ruleId < o.rules; ruleId++) {
     const tokenIndex = Math.floor(random() * o.tokens);
     const type = PRICE_RULE_TYPES[Math.floor(random() * PRICE_RULE_TYPES.length)];
@@ -55,9 +65,11 @@ function* generateRules(o: EngineBenchOptions, tokens: string[]): Generator<Comp
     const threshold = type === CROSSING_STEP ? STEPS[Math.floor(random() * STEPS.length)]
       : onGrid ? thresholdFraction(1 + Math.floor(random() * 99)) : 0.01 + random() * 0.98;
     const oneTime = random() < 0.15;
+    const banded = takesRearmBand(type) && !oneTime && bandRandom() < o.rearmShare;
     yield {
       ruleId, subscriptionId: subscriptionUuid(random), marketId: String(500_000 + tokenIndex), token: tokens[tokenIndex], type, threshold,
       oneTime, intervalMs: TRIGGER_INTERVAL_MS[weighted(random, isLevelRule(type) && o.zeroIntervalLevels === 0 ? LEVEL_INTERVALS : INTERVALS)], expiresAtMs: random() < 0.1 ? random() * o.ticks * TICK_MS : null, enabled: true,
+      ...(banded ? { rearmBand: thresholdFraction(weighted(bandRandom, REARM_POINTS)) } : {}),
     };
   }
 }
@@ -158,7 +170,7 @@ export async function runEngineBench(options: Partial<EngineBenchOptions> = {}):
     return index.tickIndex(stream.token[i], stream.price[i], (i + 1) * TICK_MS).length;
   });
 
-  console.log(`\nAlert engine: ${fmt(o.rules)} rules over ${fmt(o.tokens)} tokens, ${fmt(o.ticks)} ticks per pass`);
+  console.log(`\nAlert engine: ${fmt(o.rules)} rules over ${fmt(o.tokens)} tokens, ${fmt(o.ticks)} ticks per pass, re-arm bands on ${fmt(o.rearmShare * 100)}% of Recurring crossing rules`);
   console.log(`machine: ${machine()}`);
   console.log(`build: ${buildSeconds.toFixed(2)} s (${fmt(addFirings)} level rules fired at add)`);
   console.log(`memory: RSS ${mb(after.rss)} (${mb(after.rss - before.rss)} for the index), heap used ${mb(after.heapUsed)} (${mb(after.heapUsed - before.heapUsed)} for the index), array buffers ${mb(after.arrayBuffers)}\n`);

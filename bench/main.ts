@@ -8,6 +8,10 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
     const bench = await import('./delivery.js');
     await bench.runDeliveryBench(bench.deliveryBenchOptions(args));
   },
+  ingest: async (args) => {
+    const bench = await import('./ingest.js');
+    await bench.runIngestBench(bench.ingestBenchOptions(args));
+  },
   start: async (args) => (await import('./start.js')).runStartBench(args),
   search: async (args) => (await import('./search.js')).runSearchBench(args),
   rest: async (args) => {

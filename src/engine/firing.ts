@@ -1,6 +1,8 @@
 import type { Lane } from './lane.js';
 import type { PauseHeap } from './pause-heap.js';
-import { ENABLED, ONE_TIME, OUT, PAUSED, TYPE_CROSSING, type RuleStore } from './rule-store.js';
+import {
+  ARMED, ENABLED, ONE_TIME, OUT, PAUSED, SIDE_DOWN, SIDE_NONE, SIDE_UP, TYPE_CROSSING, type RuleStore,
+} from './rule-store.js';
 import { NO_FIRINGS, type Firing } from './rules.js';
 import { crossedLevels } from './step-levels.js';
 import type { StepGroup, TokenState } from './token-state.js';
@@ -11,6 +13,10 @@ import type { StepGroup, TokenState } from './token-state.js';
  */
 export class Firer {
   private batch: Firing[] | null = null;
+  /** A rule entered a re-arm lane since the index last looked: the token's re-arm lanes need settling. */
+  disarmed = false;
+  /** Rules whose re-arm side changed since `RuleIndex.takeBandChanges`; null when nobody asks. */
+  bandChanges: number[] | null = null;
 
   constructor(
     private readonly rules: RuleStore,
@@ -46,7 +52,8 @@ export class Firer {
     let kept = lo;
     for (let i = lo; i < hi; i++) {
       const r = id[i];
-      const keep = nowMs < rules.expires(r) && (nowMs < rules.pauseEnd(r) || this.fireOnce(r, s, p0, p1, undefined, nowMs));
+      const keep = nowMs < rules.expires(r) &&
+        (nowMs < rules.pauseEnd(r) || rules.side(r) !== SIDE_NONE || this.fireCrossing(r, s, p0, p1, nowMs));
       if (keep) {
         id[kept] = r;
         t[kept++] = t[i];
@@ -56,6 +63,45 @@ export class Firer {
       }
     }
     lane.cut(kept, hi);
+  }
+
+  /** Fires a crossing rule; a rule with a re-arm band then waits in the re-arm lane of its direction. */
+  private fireCrossing(r: number, s: TokenState, p0: number, p1: number, nowMs: number): boolean {
+    if (!this.fireOnce(r, s, p0, p1, undefined, nowMs)) return false;
+    if (this.rules.band(r) > 0) this.disarm(r, s, p1 > p0 ? SIDE_UP : SIDE_DOWN);
+    return true;
+  }
+
+  private disarm(r: number, s: TokenState, side: number): void {
+    this.rules.setSide(r, side);
+    this.bandChanges?.push(r);
+    (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).push(this.rules.rearmAt(r), r);
+    this.disarmed = true;
+  }
+
+  /**
+   * The range [lo, hi) of a re-arm lane that `price` has gone past: each rule is re-armed and leaves
+   * the lane. A Crossing rule that sees the move onto that price fires it (the crossing back, past
+   * the band) and waits in the other lane. Entries left by rules removed, restarted, or whose id was
+   * reused are dropped unseen.
+   */
+  rearms(s: TokenState, lane: Lane, lo: number, hi: number, side: number, p0: number, price: number, nowMs: number): void {
+    const rules = this.rules;
+    const { id, t } = lane;
+    for (let i = lo; i < hi; i++) {
+      const r = id[i];
+      const level = t[i];
+      if (!rules.isAlive(r) || rules.state(r) !== ARMED || rules.side(r) !== side || rules.rearmAt(r) !== level) continue;
+      const sawMove = side === SIDE_UP ? p0 > level : p0 < level; // false for NaN: no move seen
+      if (rules.type(r) === TYPE_CROSSING && sawMove && nowMs < rules.expires(r) && nowMs >= rules.pauseEnd(r)) {
+        this.fireOnce(r, s, p0, price, undefined, nowMs);
+        this.disarm(r, s, side === SIDE_UP ? SIDE_DOWN : SIDE_UP);
+      } else {
+        rules.setSide(r, SIDE_NONE);
+        this.bandChanges?.push(r);
+      }
+    }
+    lane.cut(lo, hi);
   }
 
   private fireSteps(

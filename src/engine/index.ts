@@ -1,16 +1,19 @@
 import { Firer } from './firing.js';
 import { PauseHeap } from './pause-heap.js';
 import {
-  ARMED, ENABLED, OUT, PAUSED, RuleStore, TYPE_DOWN, TYPE_GREATER, TYPE_LESS, TYPE_STEP, TYPE_UP,
+  ARMED, ENABLED, OUT, PAUSED, RuleStore, SIDE_DOWN, SIDE_NAMES, SIDE_NONE, SIDE_UP, TYPE_DOWN, TYPE_GREATER, TYPE_LESS, TYPE_STEP,
+  TYPE_UP,
 } from './rule-store.js';
-import { NO_FIRINGS, type AlertEvaluator, type CompiledRule, type Firing } from './rules.js';
+import { NO_FIRINGS, type AlertEvaluator, type CompiledRule, type Firing, type RearmSide } from './rules.js';
 import { isValidStep } from './step-levels.js';
 import {
-  CROSSINGS_CHANGED, DIRTY, GREATER_MIN, HOT_STRIDE, LESS_MAX, LEVELS_CHANGED, PRICE, SAFE_HI, SAFE_LO,
-  TokenState,
+  CROSSINGS_CHANGED, DIRTY, GREATER_MIN, HOT_STRIDE, LESS_MAX, LEVELS_CHANGED, PRICE, REARM_CHANGED, REARM_HI,
+  REARM_LO, SAFE_HI, SAFE_LO, TokenState,
 } from './token-state.js';
 
 export type { CompiledRule, Firing } from './rules.js';
+
+const NO_RULES: readonly number[] = Object.freeze([]);
 
 /**
  * The alert engine's rule index: per token, sorted thresholds by rule family, so a tick costs
@@ -26,6 +29,11 @@ export class RuleIndex implements AlertEvaluator {
   private readonly firer = new Firer(this.rules, this.heap);
   private count = 0;
 
+  /** `reportBandChanges`: keep the list `takeBandChanges` answers (the runner saves it; a replay need not). */
+  constructor(options: { reportBandChanges?: boolean } = {}) {
+    if (options.reportBandChanges) this.firer.bandChanges = [];
+  }
+
   get size(): number {
     return this.count;
   }
@@ -39,7 +47,7 @@ export class RuleIndex implements AlertEvaluator {
       this.tokenIds.set(token, index);
       const h = index * HOT_STRIDE;
       if (h === this.hot.length) this.growHot();
-      this.hot.set([NaN, NaN, NaN, Infinity, -Infinity, LEVELS_CHANGED | CROSSINGS_CHANGED], h);
+      this.hot.set([NaN, NaN, NaN, Infinity, -Infinity, LEVELS_CHANGED | CROSSINGS_CHANGED, -Infinity, Infinity], h);
     }
     return index;
   }
@@ -53,6 +61,38 @@ export class RuleIndex implements AlertEvaluator {
     const index = this.tokenIds.get(token);
     const price = index === undefined ? NaN : this.hot[index * HOT_STRIDE + PRICE];
     return price === price ? price : undefined;
+  }
+
+  /**
+   * Replaces a rule's band state with one saved elsewhere (an engine taking the token over reads
+   * what the previous owner saved), as `CompiledRule.rearmAfter` does on add.
+   */
+  restoreBand(ruleId: number, side: RearmSide | null): void {
+    const rules = this.rules;
+    if (!rules.isAlive(ruleId) || rules.band(ruleId) === 0) return;
+    this.dropBand(ruleId);
+    if (side === null || rules.state(ruleId) !== ARMED) return;
+    rules.setSide(ruleId, SIDE_NAMES.indexOf(side));
+    this.holdBand(ruleId);
+  }
+
+  /**
+   * Rules whose re-arm side changed (a firing started a band, a price passed one) since the last
+   * call, for the runner to save; read `rearmAfter` for each.
+   */
+  takeBandChanges(): readonly number[] {
+    const changed = this.firer.bandChanges;
+    if (changed === null || changed.length === 0) return NO_RULES;
+    this.firer.bandChanges = [];
+    return changed;
+  }
+
+  /**
+   * The direction of the firing whose re-arm band the price has not gone back past yet (null when
+   * armed or unknown), for a reload to hand back as `CompiledRule.rearmAfter`.
+   */
+  rearmAfter(ruleId: number): RearmSide | null {
+    return this.rules.isAlive(ruleId) ? SIDE_NAMES[this.rules.side(ruleId)] : null;
   }
 
   add(rule: CompiledRule, nowMs: number): readonly Firing[] {
@@ -81,6 +121,7 @@ export class RuleIndex implements AlertEvaluator {
     }
     r.setFlag(ruleId, ENABLED);
     r.setPauseEnd(ruleId, -Infinity);
+    r.setSide(ruleId, SIDE_NONE);
     this.activate(ruleId, nowMs);
     return this.firer.flush();
   }
@@ -105,6 +146,8 @@ export class RuleIndex implements AlertEvaluator {
       s.writeSafe(hot, h);
     }
     if (price > hot[h + GREATER_MIN] || price < hot[h + LESS_MAX]) this.fireLevels(tokenIndex, p0, price, nowMs);
+    if (price <= hot[h + REARM_HI] || price >= hot[h + REARM_LO]) this.rearm(tokenIndex, p0, price, nowMs);
+    if (this.firer.disarmed) this.noteDisarmed(tokenIndex);
     return this.firer.flush();
   }
 
@@ -123,7 +166,32 @@ export class RuleIndex implements AlertEvaluator {
     hot[h + PRICE] = price;
     this.tokens[tokenIndex].writeSafe(hot, h);
     if (price > hot[h + GREATER_MIN] || price < hot[h + LESS_MAX]) this.fireLevels(tokenIndex, NaN, price, nowMs);
+    if (price <= hot[h + REARM_HI] || price >= hot[h + REARM_LO]) this.rearm(tokenIndex, NaN, price, nowMs);
     return this.firer.flush();
+  }
+
+  /** Re-arms the rules whose band the price has gone back past (the caller checked the cached keys). */
+  private rearm(tokenIndex: number, p0: number, price: number, nowMs: number): void {
+    const hot = this.hot;
+    const h = tokenIndex * HOT_STRIDE;
+    const s = this.tokens[tokenIndex];
+    if (price <= hot[h + REARM_HI]) {
+      const lane = s.rearmBelow;
+      this.firer.rearms(s, lane, lane.lowerBound(price), lane.sortedN, SIDE_UP, p0, price, nowMs);
+      hot[h + REARM_HI] = lane.sortedN !== 0 ? lane.t[lane.sortedN - 1] : -Infinity;
+    }
+    if (price >= hot[h + REARM_LO]) {
+      const lane = s.rearmAbove;
+      this.firer.rearms(s, lane, 0, lane.upperBound(price), SIDE_DOWN, p0, price, nowMs);
+      hot[h + REARM_LO] = lane.sortedN !== 0 ? lane.t[0] : Infinity;
+    }
+    if (this.firer.disarmed) this.noteDisarmed(tokenIndex);
+  }
+
+  /** Rules entered a re-arm lane's unsorted tail: the next tick of the token settles it. */
+  private noteDisarmed(tokenIndex: number): void {
+    this.firer.disarmed = false;
+    this.markDirty(tokenIndex, REARM_CHANGED);
   }
 
   /** The token's price becomes unknown: its next price only sets the reference (and checks level rules). */
@@ -197,6 +265,37 @@ export class RuleIndex implements AlertEvaluator {
     }
     rules.setState(r, ARMED);
     this.markDirty(tokenIndex, CROSSINGS_CHANGED);
+    this.holdBand(r);
+  }
+
+  /** A band restored (reload, takeover): passed already if the known price is past it, else waited for. */
+  private holdBand(r: number): void {
+    const rules = this.rules;
+    const side = rules.side(r);
+    if (side === SIDE_NONE) return;
+    const tokenIndex = rules.token(r);
+    const level = rules.rearmAt(r);
+    const p = this.hot[tokenIndex * HOT_STRIDE + PRICE];
+    if (side === SIDE_UP ? p <= level : p >= level) {
+      rules.setSide(r, SIDE_NONE);
+      this.firer.bandChanges?.push(r);
+      return;
+    }
+    const s = this.tokens[tokenIndex];
+    (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).push(level, r);
+    this.markDirty(tokenIndex, REARM_CHANGED);
+  }
+
+  /** Takes out a rule's band, if any, without reporting it (the rule leaves or its band is replaced). */
+  private dropBand(r: number): void {
+    const rules = this.rules;
+    const side = rules.side(r);
+    if (side === SIDE_NONE) return;
+    const tokenIndex = rules.token(r);
+    const s = this.tokens[tokenIndex];
+    (side === SIDE_UP ? s.rearmBelow : s.rearmAbove).remove(rules.rearmAt(r), r);
+    rules.setSide(r, SIDE_NONE);
+    this.markDirty(tokenIndex, REARM_CHANGED);
   }
 
   /** A level rule leaving its pause (or added): fires at once if it holds, else waits armed. */
@@ -218,6 +317,7 @@ export class RuleIndex implements AlertEvaluator {
     const rules = this.rules;
     const state = rules.state(r);
     rules.setState(r, OUT);
+    this.dropBand(r);
     if (state !== ARMED) return;
     const tokenIndex = rules.token(r);
     const s = this.tokens[tokenIndex];

@@ -1,6 +1,7 @@
 import {
   CROSSING, CROSSING_DOWN, CROSSING_STEP, CROSSING_UP, GREATER_THAN, LESS_THAN,
-  initialPauseEnd, isLevelRule, type AlertEvaluator, type CompiledRule, type Firing,
+  effectiveBand, initialPauseEnd, isLevelRule, pastRearmLevel, rearmLevel,
+  type AlertEvaluator, type CompiledRule, type Firing, type RearmSide,
 } from './rules.js';
 import { allLevels } from './step-levels.js';
 import type { PriceRuleType } from '../domain/enums.js';
@@ -19,6 +20,10 @@ class ReferenceRule implements CompiledRule {
   enabled: boolean;
   /** End of the Recurring pause after the last firing; null when not paused. */
   pauseEnd: number | null;
+  /** Re-arm band (fraction); 0 when the rule has none. */
+  readonly band: number;
+  /** Direction of the firing whose band the price has not gone back past; null when armed. */
+  side: RearmSide | null;
 
   constructor(rule: CompiledRule, nowMs: number) {
     this.ruleId = rule.ruleId;
@@ -33,6 +38,13 @@ class ReferenceRule implements CompiledRule {
     this.enabled = rule.enabled;
     const pause = initialPauseEnd(rule, nowMs);
     this.pauseEnd = pause === -Infinity ? null : pause;
+    this.band = effectiveBand(rule);
+    this.side = this.band > 0 ? rule.rearmAfter ?? null : null;
+  }
+
+  /** The level the price must reach to re-arm the rule; only valid while `side` is set. */
+  rearmAt(): number {
+    return rearmLevel(this.threshold, this.band, this.side!);
   }
 }
 
@@ -50,6 +62,9 @@ export class ReferenceEvaluator implements AlertEvaluator {
     const stored = new ReferenceRule(rule, nowMs);
     this.positions.set(rule.ruleId, this.rules.length);
     this.rules.push(stored);
+    // A restored band the known price is already past is passed.
+    const price = this.prices.get(rule.token);
+    if (stored.side !== null && price !== undefined && pastRearmLevel(price, stored.rearmAt(), stored.side)) stored.side = null;
     return this.checkLevelNow(stored, nowMs);
   }
 
@@ -71,6 +86,7 @@ export class ReferenceEvaluator implements AlertEvaluator {
     rule.enabled = enabled;
     if (!enabled) return [];
     rule.pauseEnd = null;
+    rule.side = null;
     return this.checkLevelNow(rule, nowMs);
   }
 
@@ -80,13 +96,36 @@ export class ReferenceEvaluator implements AlertEvaluator {
     const p0 = this.prices.get(token);
     this.prices.set(token, price);
     for (const rule of this.rules) {
-      if (rule.token !== token || !this.eligible(rule, nowMs)) continue;
+      if (rule.token !== token) continue;
+      if (rule.side !== null) {
+        firings.push(...this.rearm(rule, p0, price, nowMs));
+        continue;
+      }
+      if (!this.eligible(rule, nowMs)) continue;
       const levels = rule.type === CROSSING_STEP && p0 !== undefined ? crossed(rule.threshold, p0, price) : [];
       if (holds(rule, p0, price, levels)) {
         firings.push(this.fire(rule, p0 ?? null, price, levels, nowMs));
+        if (rule.band > 0) rule.side = price > p0! ? 'up' : 'down';
       }
     }
     return firings;
+  }
+
+  /**
+   * A rule inside its band fires no crossing of its threshold. A price past the band re-arms it;
+   * for Crossing (either direction) a move onto that price is the crossing back, which fires and
+   * starts the band on the other side.
+   */
+  private rearm(rule: ReferenceRule, p0: number | undefined, price: number, nowMs: number): Firing[] {
+    const side = rule.side!;
+    const level = rule.rearmAt();
+    if (!pastRearmLevel(price, level, side)) return [];
+    if (rule.type === CROSSING && p0 !== undefined && !pastRearmLevel(p0, level, side) && this.eligible(rule, nowMs)) {
+      rule.side = side === 'up' ? 'down' : 'up';
+      return [this.fire(rule, p0, price, [], nowMs)];
+    }
+    rule.side = null;
+    return [];
   }
 
   /** The price becomes the crossing reference; no crossing fires, level rules that hold do. */
@@ -95,10 +134,21 @@ export class ReferenceEvaluator implements AlertEvaluator {
     const firings = this.sweep(nowMs);
     this.prices.set(token, price);
     for (const rule of this.rules) {
+      if (rule.token === token && rule.side !== null) this.rearm(rule, undefined, price, nowMs);
       if (rule.token !== token || !isLevelRule(rule.type) || !this.eligible(rule, nowMs)) continue;
       if (holds(rule, undefined, price, [])) firings.push(this.fire(rule, null, price, [], nowMs));
     }
     return firings;
+  }
+
+  /** Replaces a rule's band state, as `CompiledRule.rearmAfter` does on add. */
+  restoreBand(ruleId: number, side: RearmSide | null): void {
+    const at = this.positions.get(ruleId);
+    if (at === undefined || this.rules[at].band === 0) return;
+    const rule = this.rules[at];
+    rule.side = side;
+    const price = this.prices.get(rule.token);
+    if (side !== null && price !== undefined && pastRearmLevel(price, rule.rearmAt(), side)) rule.side = null;
   }
 
   forgetPrice(token: string): void {

@@ -1,7 +1,7 @@
 import { PRICE_RULE_TYPES, type PriceRuleType } from '../domain/enums.js';
 import {
   CROSSING, CROSSING_DOWN, CROSSING_STEP, CROSSING_UP, GREATER_THAN, LESS_THAN,
-  initialPauseEnd, type CompiledRule,
+  effectiveBand, initialPauseEnd, rearmLevel, type CompiledRule, type RearmSide,
 } from './rules.js';
 
 export const TYPE_CROSSING = PRICE_RULE_TYPES.indexOf(CROSSING);
@@ -20,6 +20,12 @@ export const OUT = 0;
 export const ARMED = 1;
 export const PAUSED = 2;
 
+/** A rule's re-arm side (docs/engine.md, "Re-arm bands"): armed, or inside the band of an up or down firing. */
+export const SIDE_NONE = 0;
+export const SIDE_UP = 1;
+export const SIDE_DOWN = 2;
+export const SIDE_NAMES: readonly (RearmSide | null)[] = [null, 'up', 'down'];
+
 // A rule's numbers share one 32-byte record and its small fields one 4-byte record, so judging a
 // crossed rule costs two cache misses rather than one per field.
 const NUM_STRIDE = 4;
@@ -31,13 +37,16 @@ const META_STRIDE = 4;
 const TYPE = 0;
 const FLAGS = 1;
 const STATE = 2;
+const SIDE = 3;
 
-/** Rule fields indexed by the dense rule id: 40 bytes of typed arrays a rule, plus its two strings. */
+/** Rule fields indexed by the dense rule id: 48 bytes of typed arrays a rule, plus its two strings. */
 export class RuleStore {
   capacity = 0;
   private num = new Float64Array(0);
   private meta = new Uint8Array(0);
   private tokens = new Int32Array(0);
+  /** Re-arm band per rule; read only when a rule with one fires or re-arms, so apart from the hot record. */
+  private bands = new Float64Array(0);
   /** subscriptionId and marketId side by side. */
   private ids: string[] = [];
   private readonly markets = new Map<string, string>();
@@ -58,6 +67,11 @@ export class RuleStore {
   state(r: number): number { return this.meta[r * META_STRIDE + STATE]; }
   setState(r: number, state: number): void { this.meta[r * META_STRIDE + STATE] = state; }
   token(r: number): number { return this.tokens[r]; }
+  band(r: number): number { return this.bands[r]; }
+  side(r: number): number { return this.meta[r * META_STRIDE + SIDE]; }
+  setSide(r: number, side: number): void { this.meta[r * META_STRIDE + SIDE] = side; }
+  /** The price that re-arms the rule; only valid while its side is set. */
+  rearmAt(r: number): number { return rearmLevel(this.threshold(r), this.bands[r], SIDE_NAMES[this.side(r)]!); }
   subscriptionId(r: number): string { return this.ids[2 * r]; }
   marketId(r: number): string { return this.ids[2 * r + 1]; }
 
@@ -72,7 +86,10 @@ export class RuleStore {
     this.tokens[r] = tokenIndex;
     this.num.set([rule.threshold, rule.oneTime ? 0 : rule.intervalMs, rule.expiresAtMs ?? Infinity, initialPauseEnd(rule, nowMs)], r * NUM_STRIDE);
     const flags = ALIVE | (rule.enabled ? ENABLED : 0) | (rule.oneTime ? ONE_TIME : 0);
-    this.meta.set([PRICE_RULE_TYPES.indexOf(rule.type), flags, OUT], r * META_STRIDE);
+    const band = effectiveBand(rule);
+    this.bands[r] = band;
+    const side = band > 0 && rule.rearmAfter ? SIDE_NAMES.indexOf(rule.rearmAfter) : SIDE_NONE;
+    this.meta.set([PRICE_RULE_TYPES.indexOf(rule.type), flags, OUT, side], r * META_STRIDE);
     this.ids[2 * r] = rule.subscriptionId;
     this.ids[2 * r + 1] = this.intern(rule.marketId);
   }
@@ -95,12 +112,15 @@ export class RuleStore {
     const num = new Float64Array(capacity * NUM_STRIDE);
     const meta = new Uint8Array(capacity * META_STRIDE);
     const tokens = new Int32Array(capacity);
+    const bands = new Float64Array(capacity);
     num.set(this.num);
     meta.set(this.meta);
     tokens.set(this.tokens);
+    bands.set(this.bands);
     this.num = num;
     this.meta = meta;
     this.tokens = tokens;
+    this.bands = bands;
     for (let i = 2 * this.capacity; i < 2 * capacity; i++) this.ids.push('');
     this.capacity = capacity;
   }

@@ -22,7 +22,18 @@ export interface CompiledRule {
   enabled: boolean;
   /** Restores a Recurring pause when rules are reloaded (e.g. at engine start). */
   lastFiredAtMs?: number | null;
+  /**
+   * Re-arm band, a fraction (`rearmPoints` / 100, see `thresholdFraction`): after a Crossing,
+   * Crossing Up or Crossing Down firing at t the rule stays quiet until the price has gone back
+   * past t by this much (docs/engine.md, "Re-arm bands"). 0 or absent: no band.
+   */
+  rearmBand?: number;
+  /** Restores a band not yet passed when rules are reloaded: the direction of that firing. */
+  rearmAfter?: RearmSide | null;
 }
+
+/** The direction of the firing whose re-arm band the price has not gone back past yet. */
+export type RearmSide = 'up' | 'down';
 
 export interface Firing {
   ruleId: number;
@@ -57,6 +68,33 @@ export const NO_FIRINGS: readonly Firing[] = Object.freeze([]);
 /** threshold_percent → fraction, rounded to 1e-9 so 30 gives exactly the double 0.3. */
 export function thresholdFraction(thresholdPercent: number): number {
   return Math.round(thresholdPercent * 1e7) / 1e9;
+}
+
+/** Whether a rule of this type takes a re-arm band (Crossing Step and the level rules do not). */
+export function takesRearmBand(type: PriceRuleType): boolean {
+  return type === CROSSING || type === CROSSING_UP || type === CROSSING_DOWN;
+}
+
+/**
+ * The band of a rule as the engine applies it: 0 when none, not finite, a type that takes none, or
+ * One Time (which fires once anyway).
+ */
+export function effectiveBand(rule: Pick<CompiledRule, 'type' | 'rearmBand' | 'oneTime'>): number {
+  const band = rule.rearmBand ?? 0;
+  return takesRearmBand(rule.type) && !rule.oneTime && Number.isFinite(band) && band > 0 ? band : 0;
+}
+
+/**
+ * The price at or past which a rule that fired `side` at t is re-armed: t − band after an upward
+ * firing, t + band after a downward one, rounded to 1e-9 so 0.5 − 0.02 is exactly the double 0.48.
+ */
+export function rearmLevel(threshold: number, band: number, side: RearmSide): number {
+  return Math.round((side === 'up' ? threshold - band : threshold + band) * 1e9) / 1e9;
+}
+
+/** Whether `price` has gone back past the re-arm level of a firing in direction `side`. */
+export function pastRearmLevel(price: number, level: number, side: RearmSide): boolean {
+  return side === 'up' ? price <= level : price >= level;
 }
 
 export function isLevelRule(type: PriceRuleType): boolean {

@@ -35,9 +35,13 @@ export const SAFE_HI = 2;
 export const GREATER_MIN = 3;
 export const LESS_MAX = 4;
 export const DIRTY = 5;
-/** DIRTY bits: the armed level lanes changed; the crossing lanes or step groups changed. */
+/** The highest key of `rearmBelow` (-Infinity when empty), the lowest of `rearmAbove` (Infinity). */
+export const REARM_HI = 6;
+export const REARM_LO = 7;
+/** DIRTY bits: the armed level lanes changed; the crossing lanes or step groups changed; the re-arm lanes changed. */
 export const LEVELS_CHANGED = 1;
 export const CROSSINGS_CHANGED = 2;
+export const REARM_CHANGED = 4;
 
 /**
  * One token's rules by family. Its price and the values a quiet tick reads live in the index's hot
@@ -54,6 +58,10 @@ export class TokenState {
   /** Armed Less Than thresholds. */
   readonly less = new Lane();
   readonly steps: StepGroup[] = [];
+  /** Crossing rules inside the band of an upward firing, keyed by the price at or below which they re-arm. */
+  readonly rearmBelow = new Lane();
+  /** Crossing rules inside the band of a downward firing, keyed by the price at or above which they re-arm. */
+  readonly rearmAbove = new Lane();
   /** Sorted thresholds and levels; may keep some of removed rules, which only narrows the interval. */
   private bounds = new Float64Array(0);
 
@@ -76,6 +84,12 @@ export class TokenState {
       this.less.settle();
       hot[h + GREATER_MIN] = this.greater.n !== 0 ? this.greater.t[0] : Infinity;
       hot[h + LESS_MAX] = this.less.n !== 0 ? this.less.t[this.less.n - 1] : -Infinity;
+    }
+    if ((dirty & REARM_CHANGED) !== 0) {
+      this.rearmBelow.settle();
+      this.rearmAbove.settle();
+      hot[h + REARM_HI] = this.rearmBelow.n !== 0 ? this.rearmBelow.t[this.rearmBelow.n - 1] : -Infinity;
+      hot[h + REARM_LO] = this.rearmAbove.n !== 0 ? this.rearmAbove.t[0] : Infinity;
     }
     if ((dirty & CROSSINGS_CHANGED) !== 0) {
       this.up.settle();

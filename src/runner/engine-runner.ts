@@ -1,11 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import type { MarketMessage } from '../venue/clob/messages.js';
 import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
-import { subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
+import { savedBands, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import type { FireOutcome } from './fire.js';
-import { FiringWriter } from './firing-writer.js';
+import { databaseFiringStore, FiringWriter } from './firing-writer.js';
+import { PriceIntake } from './price-intake.js';
 import { PriceReferences } from './references.js';
 import { followRuleChanges } from './rule-changes.js';
 import { RuleLoader } from './rule-loader.js';
@@ -51,6 +53,8 @@ export interface EngineRunner {
    * first price of a token awaiting a reference (see `awaitReference`) fires no crossing.
    */
   onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
+  /** A displayed price a venue message changed (the stream's path): its source event is built only for a firing. */
+  onMessagePrice(token: string, price: number, receivedAtMs: number, msg: MarketMessage): void;
   /**
    * The token's known price is not one the rules may compare with (the token was just followed,
    * or another engine evaluated it until now): its next price only sets the reference.
@@ -60,6 +64,11 @@ export interface EngineRunner {
   awaitsReference(token: string): boolean;
   /** Takes over the price another engine last evaluated, as the reference; no crossing fires. */
   adoptReference(token: string, price: number): void;
+  /**
+   * Takes the re-arm bands of these tokens' rules from the database: the engine that evaluated
+   * them until now saved them (takeover).
+   */
+  takeOverBands(tokens: readonly string[]): Promise<void>;
   /** Reloads the rules of these subscriptions from the database. */
   reloadSubscriptions(ids: readonly string[]): Promise<void>;
   /** Reloads every subscription that can cover a market of the event (a catalog change). */
@@ -84,13 +93,13 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const { database, logger } = options;
   const now = options.now ?? Date.now;
   const emitter = new EventEmitter();
-  const index = new RuleIndex();
+  const index = new RuleIndex({ reportBandChanges: true });
   const rules = new RuleSet();
   const references = new PriceReferences(index);
   const prices = new TokenPriceStore(database);
   const queue = new SerialQueue(logger);
   const writer = new FiringWriter({
-    database, logger, now, queue, prices,
+    store: databaseFiringStore(database, logger, prices), logger, now, queue, prices,
     owns: options.owns ?? (() => true),
     priceSaveDelayMs: options.priceSaveDelayMs ?? 100,
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),
@@ -100,7 +109,19 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onTokensChanged: (tokens) => emitter.emit('tokens-changed', tokens),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
-  const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => loader.load(await ids()));
+  const intake = new PriceIntake(references, writer, now);
+  /** Hands the re-arm bands the index started or passed to the writer, right after each index call. */
+  const saveBandChanges = () => {
+    for (const ruleId of index.takeBandChanges()) {
+      const key = rules.key(ruleId);
+      if (key) writer.noteBand(key.subscriptionId, key.marketId, key.token, index.rearmAfter(ruleId));
+    }
+  };
+  const load = async (ids: readonly string[] | undefined) => {
+    await loader.load(ids);
+    saveBandChanges();
+  };
+  const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => load(await ids()));
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -124,7 +145,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         subscription: (id) => void runner.reloadSubscriptions([id]),
         watchlist: (id) => void reload(() => subscriptionsOfWatchlist(database, id)),
       });
-      await queue.enqueue(() => loader.load(undefined));
+      await queue.enqueue(() => load(undefined));
       // A saved price of a token no rule follows (left by a crash or an older version) must not
       // become the reference of a rule created later.
       for (const { tokenId } of saved) {
@@ -148,16 +169,12 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       await writer.finish();
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
-      if (!Number.isFinite(price)) return;
-      writer.notePrice(token, price, now());
-      const firings = references.price(token, price, now());
-      if (firings.length > 0) {
-        writer.add(firings, {
-          receivedAtMs,
-          ...(sourceEvent !== undefined ? { sourceEvent } : {}),
-          ...(sourceTimestampMs !== undefined ? { sourceTimestampMs } : {}),
-        });
-      }
+      intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+      saveBandChanges();
+    },
+    onMessagePrice(token, price, receivedAtMs, msg) {
+      intake.fromMessage(token, price, receivedAtMs, msg);
+      saveBandChanges();
     },
     awaitReference(tokens) {
       for (const token of tokens) references.await(token);
@@ -166,9 +183,20 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     adoptReference(token, price) {
       const nowMs = now();
       writer.add(references.adopt(token, price, nowMs), { receivedAtMs: nowMs });
+      saveBandChanges();
+    },
+    async takeOverBands(tokens) {
+      // Not behind the queue: the takeover waits for this. Applied in one synchronous step, so a
+      // reload running meanwhile sees either none or all of them (and keeps them, see rule-loader.ts).
+      const saved = await savedBands(database, tokens);
+      for (const band of saved) {
+        const ruleId = rules.find(band.subscriptionId, band.marketId);
+        if (ruleId !== undefined) index.restoreBand(ruleId, band.rearmAfter);
+      }
+      saveBandChanges();
     },
     reloadSubscriptions(ids) {
-      return queue.enqueue(() => loader.load([...new Set(ids)]));
+      return queue.enqueue(() => load([...new Set(ids)]));
     },
     reloadEvent(eventId) {
       return reload(() => subscriptionsTouchingEvent(database, eventId));

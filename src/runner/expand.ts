@@ -8,7 +8,7 @@ import {
   type TriggerInterval,
   type TriggerType,
 } from '../domain/enums.js';
-import { thresholdFraction, type CompiledRule } from '../engine/rules.js';
+import { thresholdFraction, type CompiledRule, type RearmSide } from '../engine/rules.js';
 
 /** One enabled price subscription on one open market, as the SQL expansion answers it. */
 export interface RulePair {
@@ -23,6 +23,10 @@ export interface RulePair {
   /** Last user change (restart, update); a firing before it no longer pauses the rule. */
   updatedAtMs: number | null;
   lastFiredAtMs: number | null;
+  /** The subscription's re-arm band in percentage points (`subscription_preferences`, 0 when none). */
+  rearmPoints: number;
+  /** A saved band not passed yet (cleared, as the pause, by a user change after that firing). */
+  rearmAfter: RearmSide | null;
 }
 
 type Row = {
@@ -36,6 +40,8 @@ type Row = {
   expires_at_ms: number | string | null;
   updated_at_ms: number | string | null;
   last_fired_at_ms: number | string | null;
+  rearm_points: number | string;
+  rearm_after: RearmSide | null;
 };
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -77,11 +83,14 @@ export async function expandPriceRules(
              (extract(epoch from s.updated_at) * 1000)::float8 as updated_at_ms,
              -- A user change (restart, update) after the last firing clears its Recurring pause.
              case when s.updated_at is null or st.last_fired_at > s.updated_at
-                  then (extract(epoch from st.last_fired_at) * 1000)::float8 end as last_fired_at_ms
+                  then (extract(epoch from st.last_fired_at) * 1000)::float8 end as last_fired_at_ms,
+             coalesce(sp.rearm_points, 0) as rearm_points,
+             case when s.updated_at is null or st.last_fired_at > s.updated_at then st.rearm_after end as rearm_after
       from pairs p
       join s on s.id = p.sid
       join catalog_markets m on m.id = p.mid
       left join subscription_market_state st on st.subscription_id = s.id and st.market_id = m.id
+      left join subscription_preferences sp on sp.subscription_id = s.id
       where not m.closed and m.yes_token_id <> ''
       order by s.id, m.id`,
     on,
@@ -97,6 +106,8 @@ export async function expandPriceRules(
     expiresAtMs: num(r.expires_at_ms),
     updatedAtMs: num(r.updated_at_ms),
     lastFiredAtMs: num(r.last_fired_at_ms),
+    rearmPoints: Number(r.rearm_points),
+    rearmAfter: r.rearm_after,
   }));
 }
 
@@ -114,7 +125,25 @@ export function compileRule(pair: RulePair, ruleId: number): CompiledRule {
     expiresAtMs: pair.expiresAtMs,
     enabled: true,
     lastFiredAtMs: pair.lastFiredAtMs,
+    rearmBand: thresholdFraction(pair.rearmPoints),
+    rearmAfter: pair.rearmAfter,
   };
+}
+
+/** The saved re-arm bands of the rules on these tokens, as `expandPriceRules` reads them. */
+export async function savedBands(
+  database: Database,
+  tokens: readonly string[],
+): Promise<Array<{ subscriptionId: string; marketId: string; rearmAfter: RearmSide | null }>> {
+  if (tokens.length === 0) return [];
+  const rows = await database.rows<{ subscription_id: string; market_id: string; rearm_after: RearmSide | null }>(sql`
+    select st.subscription_id, st.market_id,
+           case when s.updated_at is null or st.last_fired_at > s.updated_at then st.rearm_after end as rearm_after
+    from subscription_market_state st
+    join subscriptions s on s.id = st.subscription_id
+    join catalog_markets m on m.id = st.market_id
+    where m.yes_token_id in (${sql.join(tokens.map((t) => sql`${t}`), sql`, `)})`);
+  return rows.map((r) => ({ subscriptionId: r.subscription_id, marketId: r.market_id, rearmAfter: r.rearm_after }));
 }
 
 /** Ids of the subscriptions a watchlist change can affect (its own). */

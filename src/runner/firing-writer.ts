@@ -1,16 +1,71 @@
-import type { Database } from '../db/client.js';
-import type { Firing } from '../engine/rules.js';
+import { sql } from 'drizzle-orm';
+import type { Database, Queryable } from '../db/client.js';
+import type { Firing, RearmSide } from '../engine/rules.js';
 import type { Logger } from '../logger.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
-import { MinuteSampler, pruneSamples, writeSamples } from './price-samples.js';
+import { MinuteSampler, pruneSamples, writeSamples, type MinuteSample } from './price-samples.js';
 import type { SerialQueue } from './serial-queue.js';
 import { TokenPriceStore, type PriceBatch } from './token-prices.js';
 
 /** Most firings written in one transaction (the statements' parameter count grows with it). */
 const MAX_BATCH = 500;
 
+/**
+ * Where the writer's batches go. The engine uses `databaseFiringStore`; the ingest bench
+ * (bench/ingest-client.ts) counts what would be written instead, so it measures the path up to here.
+ */
+export interface FiringStore {
+  /** Firings with the prices evaluated so far, in one transaction: the outcome of each (undefined: failed). */
+  writeFirings(batch: readonly PendingFiring[], prices: PriceBatch, bands: readonly BandState[]): Promise<(FireOutcome | undefined)[]>;
+  /** Prices (and re-arm bands) on their own, when no firing waits. */
+  savePrices(prices: PriceBatch, bands: readonly BandState[]): Promise<void>;
+  /** Finished minutes of price history, and the prune of old ones when `pruneAtMs` is given. */
+  saveHistory(samples: readonly MinuteSample[], pruneAtMs: number | undefined): Promise<void>;
+}
+
+/** The store of the engine: firings, prices and history in the database. */
+export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore): FiringStore {
+  return {
+    async writeFirings(batch, priceBatch, bandBatch) {
+      return database.db
+        .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
+          const written = await writeFirings(tx, batch);
+          await prices.saveIn(tx, priceBatch);
+          await saveBands(tx, bandBatch);
+          return written;
+        })
+        .catch(async (error: unknown) => {
+          if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
+          return database.db.transaction(async (tx) => {
+            const results: (FireOutcome | undefined)[] = [];
+            for (const { firing, ctx } of batch) {
+              // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
+              results.push(
+                await writeFiring(tx, firing, ctx).catch((err: unknown) => {
+                  logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
+                  return undefined;
+                }),
+              );
+            }
+            await prices.saveIn(tx, priceBatch);
+            await saveBands(tx, bandBatch);
+            return results;
+          });
+        });
+    },
+    async savePrices(priceBatch, bandBatch) {
+      await prices.saveIn(database.db, priceBatch);
+      await saveBands(database.db, bandBatch);
+    },
+    async saveHistory(samples, pruneAtMs) {
+      if (samples.length > 0) await writeSamples(database.db, samples);
+      if (pruneAtMs !== undefined) await pruneSamples(database.db, pruneAtMs);
+    },
+  };
+}
+
 export interface FiringWriterOptions {
-  database: Database;
+  store: FiringStore;
   logger: Logger;
   now: () => number;
   /** Whether this process fires for (and keeps the price history of) a token. */
@@ -33,6 +88,8 @@ export class FiringWriter {
   // Firings not yet written may be newer than subscription_market_state: reloads take the later.
   private readonly lastFired = new Map<string, number>();
   private readonly samples = new MinuteSampler();
+  /** Re-arm bands started or passed since the last save, by (subscription, market); the latest wins. */
+  private bands = new Map<string, BandState>();
   private priceTimer: NodeJS.Timeout | undefined;
   private accepting = false;
 
@@ -52,6 +109,16 @@ export class FiringWriter {
   /** When the rule last fired according to firings this process queued, if it did. */
   lastFiredAt(subscriptionId: string, marketId: string): number | undefined {
     return this.lastFired.get(`${subscriptionId}:${marketId}`);
+  }
+
+  /**
+   * A rule's re-arm band started (a firing) or was passed (null): saved with the prices, so with or
+   * after the firing that started it, and read back by the next start (expand.ts).
+   */
+  noteBand(subscriptionId: string, marketId: string, token: string, side: RearmSide | null): void {
+    if (!this.options.owns(token)) return;
+    this.bands.set(`${subscriptionId}:${marketId}`, { subscriptionId, marketId, side });
+    this.savePricesSoon();
   }
 
   /** An evaluated price, saved soon and kept in the minute's history. */
@@ -74,7 +141,7 @@ export class FiringWriter {
   /** Queues a write when prices or finished minutes wait (the periodic sweep calls it). */
   writeDue(nowMs: number): void {
     // Saved through the write queue, with or behind the firings those prices caused (see `write`).
-    if (this.options.prices.hasChanges || this.samples.hasWork(nowMs)) this.enqueueWrite();
+    if (this.options.prices.hasChanges || this.bands.size > 0 || this.samples.hasWork(nowMs)) this.enqueueWrite();
   }
 
   start(): void {
@@ -90,9 +157,16 @@ export class FiringWriter {
 
   /** After the queue is idle: the last prices and every sample kept, the current minute's too. */
   async finish(): Promise<void> {
-    const { database, logger, now, owns, prices } = this.options;
-    await prices.flush();
-    await writeSamples(database.db, this.samples.take(now(), true).filter((s) => owns(s.token))).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
+    const { store, logger, now, owns, prices } = this.options;
+    await store.savePrices(prices.takeChanged(), this.takeBands());
+    await store.saveHistory(this.samples.take(now(), true).filter((s) => owns(s.token)), undefined).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
+  }
+
+  private takeBands(): BandState[] {
+    if (this.bands.size === 0) return [];
+    const taken = [...this.bands.values()];
+    this.bands = new Map();
+    return taken;
   }
 
   private enqueueWrite(): void {
@@ -105,54 +179,47 @@ export class FiringWriter {
    * token over after a crash finds again exactly the crossings whose firings were lost.
    */
   private async write(): Promise<void> {
-    const { database, logger, now, owns, prices } = this.options;
+    const { store, logger, now, owns, prices } = this.options;
     const batch = this.pending.splice(0, MAX_BATCH);
     if (this.pending.length > 0) this.enqueueWrite();
     const last = this.pending.length === 0;
     const priceBatch: PriceBatch = last ? prices.takeChanged() : [];
+    const bandBatch = last ? this.takeBands() : [];
     const nowMs = now();
     // Each token's history is written by the engine that owns it (checked here, once a minute, not per price).
     const sampleBatch = last ? this.samples.take(nowMs).filter((s) => owns(s.token)) : [];
     const prune = last && this.samples.takePrune(nowMs);
     // History is not part of the crash-recovery contract above: a failed write costs samples only.
-    const saveHistory = async () => {
-      if (sampleBatch.length > 0) await writeSamples(database.db, sampleBatch);
-      if (prune) await pruneSamples(database.db, nowMs);
-    };
     const saveHistoryLogged = () =>
-      saveHistory().catch((err: unknown) => logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'));
+      (sampleBatch.length > 0 || prune ? store.saveHistory(sampleBatch, prune ? nowMs : undefined) : Promise.resolve()).catch((err: unknown) =>
+        logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'),
+      );
     if (batch.length === 0) {
-      if (priceBatch.length > 0) await prices.saveIn(database.db, priceBatch);
+      if (priceBatch.length > 0 || bandBatch.length > 0) await store.savePrices(priceBatch, bandBatch);
       await saveHistoryLogged();
       return;
     }
-    const outcomes = await database.db
-      .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
-        const written = await writeFirings(tx, batch);
-        await prices.saveIn(tx, priceBatch);
-        return written;
-      })
-      .catch(async (error: unknown) => {
-        if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
-        return database.db.transaction(async (tx) => {
-          const results: (FireOutcome | undefined)[] = [];
-          for (const { firing, ctx } of batch) {
-            // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
-            results.push(
-              await writeFiring(tx, firing, ctx).catch((err: unknown) => {
-                logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
-                return undefined;
-              }),
-            );
-          }
-          await prices.saveIn(tx, priceBatch);
-          return results;
-        });
-      });
+    const outcomes = await store.writeFirings(batch, priceBatch, bandBatch);
     await saveHistoryLogged();
     batch.forEach(({ firing }, i) => {
       const outcome = outcomes[i];
       if (outcome) this.options.onWritten(firing, outcome);
     });
   }
+}
+
+export interface BandState {
+  subscriptionId: string;
+  marketId: string;
+  side: RearmSide | null;
+}
+
+/** One statement for the batch; a row not written yet (its firing skipped) is left alone. */
+async function saveBands(on: Queryable, bands: readonly BandState[]): Promise<void> {
+  if (bands.length === 0) return;
+  const values = sql.join(bands.map((b) => sql`(${b.subscriptionId}::text, ${b.marketId}::text, ${b.side}::text)`), sql`, `);
+  await on.execute(sql`
+    update subscription_market_state as st set rearm_after = v.side
+    from (values ${values}) as v(sid, mid, side)
+    where st.subscription_id = v.sid and st.market_id = v.mid`);
 }

@@ -31,7 +31,12 @@ export class MinuteSampler {
   note(token: string, price: number, atMs: number): void {
     const minuteMs = minuteOf(atMs);
     const current = this.open.get(token);
-    if (current && current.minuteMs !== minuteMs) this.closed.push(current);
+    // Most prices fall in the token's open minute: updated in place, no new sample and no Map write.
+    if (current !== undefined && current.minuteMs === minuteMs) {
+      current.price = price;
+      return;
+    }
+    if (current) this.closed.push(current);
     this.open.set(token, { token, minuteMs, price });
     if (minuteMs < this.oldestOpen) this.oldestOpen = minuteMs;
   }

@@ -1,7 +1,11 @@
-import type { MarketMessage, PriceChangeEntry, PriceChangeMessage } from '../venue/clob/messages.js';
+import type { MarketMessage, PriceChangeMessage } from '../venue/clob/messages.js';
 import { PriceBook } from '../engine/displayed-price.js';
 
-export type PriceSink = (token: string, price: number, receivedAtMs: number, sourceEvent: unknown, sourceTimestampMs: number | undefined) => void;
+/**
+ * A changed displayed price and the message that changed it. The sink builds the message's source
+ * event (`sourceEventOf`) only if a rule fires: most prices fire nothing.
+ */
+export type PriceSink = (token: string, price: number, receivedAtMs: number, msg: MarketMessage) => void;
 
 const top = (v: number | null) => (v === null ? undefined : v);
 const str = (v: number | null | undefined) => (v === null || v === undefined ? '' : String(v));
@@ -49,20 +53,23 @@ export class StreamPrices {
 
   handle(msg: MarketMessage, receivedAtMs: number): void {
     switch (msg.type) {
-      case 'book':
-        this.update(msg.assetId, msg, receivedAtMs, () => {
-          if (msg.lastTradePrice !== null) this.book.applyTrade(msg.assetId, msg.lastTradePrice);
-          this.book.applyBook(msg.assetId, msg.bids, msg.asks);
-        });
+      case 'book': {
+        // Two changes (the trade, then the levels): only the price after both counts.
+        const before = this.book.displayed(msg.assetId);
+        if (msg.lastTradePrice !== null) this.book.applyTrade(msg.assetId, msg.lastTradePrice);
+        this.book.applyBook(msg.assetId, msg.bids, msg.asks);
+        const after = this.book.displayed(msg.assetId);
+        if (after !== undefined && after !== before) this.sink(msg.assetId, after, receivedAtMs, msg);
         return;
+      }
       case 'price_change':
         this.priceChange(msg, receivedAtMs);
         return;
       case 'best_bid_ask':
-        this.update(msg.assetId, msg, receivedAtMs, () => this.book.applyTop(msg.assetId, top(msg.bestBid), top(msg.bestAsk)));
+        this.changed(msg.assetId, this.book.applyTop(msg.assetId, top(msg.bestBid), top(msg.bestAsk)), receivedAtMs, msg);
         return;
       case 'last_trade_price':
-        this.update(msg.assetId, msg, receivedAtMs, () => this.book.applyTrade(msg.assetId, msg.price));
+        this.changed(msg.assetId, this.book.applyTrade(msg.assetId, msg.price), receivedAtMs, msg);
         return;
       default:
         return;
@@ -70,34 +77,30 @@ export class StreamPrices {
   }
 
   /**
-   * Applies every level change first, then sets each token's top once: from its last entry's
-   * `best_bid`/`best_ask` (the top after the whole message), or, in the legacy form that has none,
-   * from the kept levels.
+   * Applies every level change first, then sets each token's top once, at its last entry: from that
+   * entry's `best_bid`/`best_ask` (the top after the whole message), or, in the legacy form that has
+   * none, from the kept levels. Tokens are taken in the order of their last entries.
    */
   private priceChange(msg: PriceChangeMessage, receivedAtMs: number): void {
     const changes = msg.changes;
-    for (const c of changes) this.book.setLevel(c.assetId, c.side, c.price, c.size);
-    // A message covers one or two tokens: a short list beats a Set here.
-    const tokens: PriceChangeEntry[] = [];
-    for (let i = changes.length - 1; i >= 0; i--) {
+    const n = changes.length;
+    for (let i = 0; i < n; i++) {
       const c = changes[i]!;
-      let seen = false;
-      for (let j = 0; j < tokens.length && !seen; j++) seen = tokens[j]!.assetId === c.assetId;
-      if (!seen) tokens.push(c);
+      this.book.setLevel(c.assetId, c.side, c.price, c.size);
     }
-    for (let i = tokens.length - 1; i >= 0; i--) {
-      const c = tokens[i]!;
-      this.update(c.assetId, msg, receivedAtMs, () =>
-        msg.legacy ? this.book.applyLevelTop(c.assetId) : this.book.applyTop(c.assetId, top(c.bestBid), top(c.bestAsk)),
-      );
+    // A message covers one or two tokens: a scan of the few later entries beats a Set here.
+    for (let i = 0; i < n; i++) {
+      const c = changes[i]!;
+      let last = true;
+      for (let j = i + 1; j < n && last; j++) last = changes[j]!.assetId !== c.assetId;
+      if (!last) continue;
+      const changed = msg.legacy ? this.book.applyLevelTop(c.assetId) : this.book.applyTop(c.assetId, top(c.bestBid), top(c.bestAsk));
+      this.changed(c.assetId, changed, receivedAtMs, msg);
     }
   }
 
-  private update(token: string, msg: MarketMessage, receivedAtMs: number, apply: () => void): void {
-    const before = this.book.displayed(token);
-    apply();
-    const after = this.book.displayed(token);
-    if (after === undefined || after === before) return;
-    this.sink(token, after, receivedAtMs, sourceEventOf(msg), msg.timestampMs || undefined);
+  /** `price` is what a PriceBook update answers: the new displayed price, undefined when it did not change (or is unknown). */
+  private changed(token: string, price: number | undefined, receivedAtMs: number, msg: MarketMessage): void {
+    if (price !== undefined) this.sink(token, price, receivedAtMs, msg);
   }
 }

@@ -77,9 +77,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
     });
-  const prices = new StreamPrices((token, price, receivedAtMs, sourceEvent, sourceTimestampMs) =>
-    runner.onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs),
-  );
+  const prices = new StreamPrices((token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg));
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
   let started = false;
@@ -165,6 +163,8 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     }
     runner.awaitReference(fromLive);
     for (const t of fromLive) prices.book.forget(t);
+    // Re-arm bands as the previous owner saved them (at start, loading the rules read them).
+    if (!starting) await runner.takeOverBands([...fromLive, ...fromGone]);
     // At start the saved prices are already the references (runner.start).
     if (fromGone.length > 0 && !starting) {
       const saved = await savedPrices.load(fromGone);

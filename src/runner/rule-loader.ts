@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.js';
 import type { RuleIndex } from '../engine/index.js';
+import type { RearmSide } from '../engine/rules.js';
 import { compileRule, expandPriceRules } from './expand.js';
 import type { FiringWriter } from './firing-writer.js';
 import type { PriceReferences } from './references.js';
@@ -34,8 +35,15 @@ export class RuleLoader {
     // Tokens followed before this reload; a reload that keeps following one keeps its reference.
     const dropped = new Set<string>();
     const followed: string[] = [];
+    // Re-arm bands of the loaded rules, by (subscription, market): in memory they are fresher than
+    // the saved ones (written up to a price save later), and a reload (a preference, a watchlist or
+    // catalog change) must not turn a quiet rule loud again.
+    const bands = new Map<string, RearmSide | null>();
     if (subscriptionIds) {
-      for (const id of subscriptionIds) for (const ruleId of rules.removeSubscription(id, dropped)) index.remove(ruleId);
+      for (const id of subscriptionIds) {
+        for (const [ruleId, key] of rules.rulesOf(id)) bands.set(`${id}:${key.marketId}`, index.rearmAfter(ruleId));
+        for (const ruleId of rules.removeSubscription(id, dropped)) index.remove(ruleId);
+      }
     }
     const nowMs = now();
     for (const pair of pairs) {
@@ -45,6 +53,9 @@ export class RuleLoader {
       }
       const { ruleId, firstOfToken } = rules.add({ subscriptionId: pair.subscriptionId, marketId: pair.marketId, token: pair.token });
       const rule = compileRule(pair, ruleId);
+      // A user change since the last firing (restart, update) clears the band, as it clears the pause.
+      const band = bands.get(`${pair.subscriptionId}:${pair.marketId}`);
+      if (band !== undefined) rule.rearmAfter = pair.lastFiredAtMs !== null ? band : null;
       if (firstOfToken && !dropped.delete(pair.token)) {
         tokensChanged = true;
         // The price remembered from before nobody followed the token is stale: forget it before

@@ -49,6 +49,21 @@ export class RuleSet {
     return [...ids];
   }
 
+  key(ruleId: number): RuleKey | undefined {
+    return this.keys.get(ruleId);
+  }
+
+  /** The rule of a (subscription, market), if loaded. */
+  find(subscriptionId: string, marketId: string): number | undefined {
+    for (const ruleId of this.bySubscription.get(subscriptionId) ?? []) if (this.keys.get(ruleId)!.marketId === marketId) return ruleId;
+    return undefined;
+  }
+
+  /** A subscription's loaded rules with what they belong to. */
+  rulesOf(subscriptionId: string): Array<[ruleId: number, key: RuleKey]> {
+    return [...(this.bySubscription.get(subscriptionId) ?? [])].map((ruleId) => [ruleId, this.keys.get(ruleId)!]);
+  }
+
   follows(token: string): boolean {
     return this.tokenRefs.has(token);
   }

@@ -12,7 +12,6 @@ export type PriceBatch = [string, number | null][];
  */
 export class TokenPriceStore {
   private dirty = new Map<string, number | null>();
-  private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly database: Database) {}
 
@@ -46,26 +45,16 @@ export class TokenPriceStore {
     return this.dirty.size > 0;
   }
 
-  /** The prices changed since the last call, taken now; `save` or `saveIn` writes them later. */
+  /** The prices changed since the last call, taken now; `saveIn` writes them later. */
   takeChanged(): PriceBatch {
     const batch = [...this.dirty];
     this.dirty = new Map();
     return batch;
   }
 
-  /** Writes a taken batch on its own, after any earlier save. */
-  save(batch: PriceBatch): Promise<void> {
-    this.flushing = this.flushing.then(() => TokenPriceStore.write(this.database.db, batch));
-    return this.flushing;
-  }
-
   /** Writes a taken batch inside the caller's transaction (with the firings those prices caused). */
   saveIn(on: Queryable, batch: PriceBatch): Promise<void> {
     return TokenPriceStore.write(on, batch);
-  }
-
-  flush(): Promise<void> {
-    return this.save(this.takeChanged());
   }
 
   /** One statement per 500 tokens upserted, one for the tokens removed. */

@@ -149,6 +149,58 @@ describe('the whole service on PGlite against the in-process venue simulator', (
     });
   });
 
+  it('with rearmPoints 2, a price oscillating around the threshold fires once, and again after going back past the band', async () => {
+    const { token } = await insertAccountWithToken(service.database.db, {});
+    const found = await waitFor(
+      async () => {
+        const res = await call('POST', '/search', undefined, { keyphrases: [{ text: 'bitcoin', include: true }], searchMatchOperator: 'OR' });
+        return res.body.length > 0 && res;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, message: 'the catalog sync' },
+    );
+    const event = found.body.at(-1);
+    const market = event.markets[0];
+    const wl = await call('POST', '/watchlists', token, { name: 'Re-arm', events: { [event.id]: { autoFetch: true } } });
+    expect(wl.status).toBe(201);
+    await movePrice(market.id, 0.45);
+    const subscribe = async (type: string, threshold: number, triggerType: string) => {
+      const res = await call('POST', '/subscriptions', token, {
+        watchlistId: wl.body.watchList.id, subscriptionScope: 'Market', eventId: event.id, marketId: market.id,
+        subscriptionTypeConfig: { type, config: { params: { threshold_percent: threshold } } },
+        triggerType, ...(triggerType === 'Recurring' ? { triggerInterval: '0m' } : {}), channels: [{ type: 'In App' }],
+      });
+      expect(res.status).toBe(201);
+      return res.body.subscription.subscriptionId as string;
+    };
+    const banded = await subscribe('Crossing Up', 50, 'Recurring');
+    const prefs = await call('PUT', `/subscription/${banded}/preferences`, token, { rearmPoints: 2 });
+    expect(prefs.body).toEqual({ snoozedUntil: null, delivery: 'instant', rearmPoints: 2 });
+    // The same rule without a band ticks like a metronome: once it has fired, the engine has
+    // evaluated the move for the banded rule too.
+    const metronome = await subscribe('Crossing Up', 50, 'Recurring');
+    // Fires as soon as the engine has loaded it, hence everything announced before it (the band).
+    const sentinel = await subscribe('Greater Than', 40, 'One Time');
+    const fired = async () => {
+      const all: any[] = (await call('GET', '/notifications', token)).body.notifications;
+      const of = (id: string) => all.filter((n) => n.payload.subscriptionId === id);
+      return { banded: of(banded), metronome: of(metronome).length, sentinel: of(sentinel).length };
+    };
+    await waitFor(async () => (await fired()).sentinel === 1, { timeoutMs: 15_000, intervalMs: 100, message: 'the engine to load the rules' });
+    let beats = 0;
+    const upThrough = async (...prices: number[]) => {
+      for (const price of prices) await movePrice(market.id, price);
+      beats++;
+      return waitFor(async () => { const f = await fired(); return f.metronome === beats && f; }, { timeoutMs: 10_000, intervalMs: 50, message: `crossing ${beats}` });
+    };
+
+    expect((await upThrough(0.51)).banded).toHaveLength(1);
+    for (let i = 0; i < 5; i++) expect((await upThrough(0.49, 0.51)).banded).toHaveLength(1);
+    const again = (await upThrough(0.47, 0.51)).banded;
+    expect(again).toHaveLength(2);
+    expect(again.map((n: any) => n.payload.detectedValue).sort()).toEqual([0.51, 0.51]);
+    expect(again.find((n: any) => n.payload.detectionDetails.previousValue === 0.47)).toBeDefined();
+  });
+
   it('shows each market connection\'s feed lag in /readyz details and /metrics', async () => {
     const { token } = await insertAccountWithToken(service.database.db, {});
     const found = await call('POST', '/search', undefined, { keyphrases: [{ text: 'bitcoin', include: true }], searchMatchOperator: 'OR' });

@@ -20,6 +20,14 @@ const price = fc.oneof(
   { arbitrary: fc.constantFrom(0.1 * 3, 0.3, 0.30000000000000004, 0, 1), weight: 1 },
 );
 
+// rearmPoints as PUT /subscription/{id}/preferences takes it (0–50): mostly none, often small bands
+// on the price grid, sometimes any number.
+const rearmPoints = fc.oneof(
+  { arbitrary: fc.constant(0), weight: 2 },
+  { arbitrary: fc.constantFrom(0.5, 1, 2, 2.5, 5, 10, 50), weight: 3 },
+  { arbitrary: fc.double({ min: 0, max: 50, noNaN: true }), weight: 1 },
+);
+
 const ruleSpec = (maxRules: number) => fc.record({
   ruleId: fc.integer({ min: 0, max: maxRules - 1 }),
   subscriptionId: fc.constantFrom('s1', 's2', 's3'),
@@ -33,6 +41,8 @@ const ruleSpec = (maxRules: number) => fc.record({
   expiresInMs: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.integer({ min: 0, max: 48 * 60 * MIN }), weight: 1 }),
   enabled: fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 }),
   firedAgoMs: fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 24 * 60 * MIN }), weight: 1 }),
+  rearmPoints: rearmPoints,
+  rearmAfter: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.constantFrom('up' as const, 'down' as const), weight: 1 }),
 });
 type RuleSpec = ReturnType<typeof ruleSpec> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -49,6 +59,8 @@ function compile(spec: RuleSpec, nowMs: number): CompiledRule {
     expiresAtMs: spec.expiresInMs === null ? null : nowMs + spec.expiresInMs,
     enabled: spec.enabled,
     lastFiredAtMs: spec.firedAgoMs === null ? null : nowMs - spec.firedAgoMs,
+    rearmBand: thresholdFraction(spec.rearmPoints),
+    rearmAfter: spec.rearmAfter,
   };
 }
 
@@ -61,6 +73,10 @@ const operation = (maxRules: number) => fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('set' as const), token: fc.constantFrom(...TOKENS), price }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant('forget' as const), token: fc.constantFrom(...TOKENS) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('sweep' as const) }), weight: 1 },
+  {
+    arbitrary: fc.record({ op: fc.constant('restoreBand' as const), ruleId: fc.integer({ min: 0, max: maxRules - 1 }), side: fc.constantFrom('up' as const, 'down' as const, null) }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ op: fc.constant('settle' as const) }), weight: 1 },
 );
 type Operation = ReturnType<typeof operation> extends fc.Arbitrary<infer T> ? T : never;
@@ -74,6 +90,7 @@ function apply(e: RuleIndex | ReferenceEvaluator, op: Operation, nowMs: number):
     case 'remove': e.remove(op.ruleId); return [];
     case 'enable': return e.setEnabled(op.ruleId, op.enabled, nowMs);
     case 'sweep': return e.sweep(nowMs);
+    case 'restoreBand': e.restoreBand(op.ruleId, op.side); return [];
     case 'settle': if (e instanceof RuleIndex) e.settleAll(); return [];
     case 'advance': return [];
   }

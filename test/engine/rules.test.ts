@@ -245,3 +245,85 @@ describe.each(implementations)('%s', (_name, create) => {
     expect(fired(e.tick('yes-2', 0.6, 2))).toEqual([1]);
   });
 });
+
+describe.each(implementations)('%s: re-arm bands', (_name, create) => {
+  const band = thresholdFraction(2); // rearmPoints 2
+
+  it('Crossing Up fires once while the price dances around t, again after it went back past t − band', () => {
+    const e = create();
+    e.tick('yes-1', 0.49, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING_UP, threshold: 0.5, rearmBand: band }), 0);
+    const seen = [0.51, 0.49, 0.505, 0.481, 0.5, 0.52].map((p, i) => fired(e.tick('yes-1', p, i + 1)));
+    expect(seen).toEqual([[1], [], [], [], [], []]);
+    expect(e.tick('yes-1', 0.48, 10)).toEqual([]); // exactly t − band re-arms; a downward move fires nothing
+    expect(normalize(e.tick('yes-1', 0.5, 11))).toEqual([
+      { ruleId: 1, subscriptionId: 'sub-1', marketId: 'market-1', token: 'yes-1', ruleType: CROSSING_UP, previousPrice: 0.48, price: 0.5, atMs: 11 },
+    ]);
+  });
+
+  it('Crossing Down mirrors it: re-armed at t + band', () => {
+    const e = create();
+    e.tick('yes-1', 0.31, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING_DOWN, threshold: 0.3, rearmBand: band }), 0);
+    expect([0.29, 0.31, 0.29, 0.319, 0.28].map((p, i) => fired(e.tick('yes-1', p, i + 1)))).toEqual([[1], [], [], [], []]);
+    expect(e.tick('yes-1', 0.32, 10)).toEqual([]);
+    expect(fired(e.tick('yes-1', 0.3, 11))).toEqual([1]);
+  });
+
+  it('Crossing fires the crossing back when the price reaches the far edge of the band', () => {
+    const e = create();
+    e.tick('yes-1', 0.45, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING, threshold: 0.5, rearmBand: band }), 0);
+    expect(fired(e.tick('yes-1', 0.51, 1))).toEqual([1]);
+    expect(e.tick('yes-1', 0.49, 2)).toEqual([]);
+    expect(e.tick('yes-1', 0.51, 3)).toEqual([]);
+    expect(normalize(e.tick('yes-1', 0.47, 4))).toEqual([
+      { ruleId: 1, subscriptionId: 'sub-1', marketId: 'market-1', token: 'yes-1', ruleType: CROSSING, previousPrice: 0.51, price: 0.47, atMs: 4 },
+    ]);
+    expect(e.tick('yes-1', 0.51, 5)).toEqual([]); // now inside the band of a downward firing: 0.52 fires
+    expect(fired(e.tick('yes-1', 0.52, 6))).toEqual([1]);
+  });
+
+  it('rearmBand 0 and rules without a band keep the plain behaviour; Step and level rules ignore a band', () => {
+    const e = create();
+    e.tick('yes-1', 0.49, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING, threshold: 0.5, rearmBand: 0 }), 0);
+    e.add(rule({ ruleId: 2, type: CROSSING_STEP, threshold: 0.1, rearmBand: band }), 0);
+    e.add(rule({ ruleId: 3, type: CROSSING_UP, threshold: 0.5, rearmBand: band, oneTime: true }), 0);
+    expect(fired(e.tick('yes-1', 0.51, 1))).toEqual([1, 2, 3]);
+    expect(fired(e.tick('yes-1', 0.49, 2))).toEqual([1, 2]);
+    expect(fired(e.tick('yes-1', 0.51, 3))).toEqual([1, 2]);
+  });
+
+  it('a price past the band during a Recurring pause re-arms without firing; restart clears the band', () => {
+    const e = create();
+    e.tick('yes-1', 0.45, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING, threshold: 0.5, rearmBand: band, intervalMs: 5 * MIN }), 0);
+    expect(fired(e.tick('yes-1', 0.55, 1))).toEqual([1]);
+    expect(e.tick('yes-1', 0.45, 2)).toEqual([]); // the crossing back, inside the pause: re-armed only
+    expect(fired(e.tick('yes-1', 0.55, 5 * MIN + 1))).toEqual([1]); // armed: fires at t again
+    expect(e.tick('yes-1', 0.49, 10 * MIN + 2)).toEqual([]);
+    e.setEnabled(1, false, 10 * MIN + 3);
+    e.setEnabled(1, true, 10 * MIN + 4);
+    expect(fired(e.tick('yes-1', 0.51, 10 * MIN + 5))).toEqual([1]);
+  });
+
+  it('a band restored on reload holds until passed; a known price already past it re-arms at once', () => {
+    const e = create();
+    e.tick('yes-1', 0.49, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING_UP, threshold: 0.5, rearmBand: band, rearmAfter: 'up' }), 0);
+    expect(e.tick('yes-1', 0.51, 1)).toEqual([]);
+    e.tick('yes-1', 0.47, 2);
+    e.add(rule({ ruleId: 2, type: CROSSING_UP, threshold: 0.5, rearmBand: band, rearmAfter: 'up' }), 3);
+    expect(fired(e.tick('yes-1', 0.5, 4))).toEqual([1, 2]);
+  });
+
+  it('setPrice past the band re-arms without firing', () => {
+    const e = create();
+    e.tick('yes-1', 0.45, 0);
+    e.add(rule({ ruleId: 1, type: CROSSING, threshold: 0.5, rearmBand: band }), 0);
+    expect(fired(e.tick('yes-1', 0.55, 1))).toEqual([1]);
+    expect(e.setPrice('yes-1', 0.4, 2)).toEqual([]);
+    expect(fired(e.tick('yes-1', 0.55, 3))).toEqual([1]);
+  });
+});

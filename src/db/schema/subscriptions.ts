@@ -76,7 +76,8 @@ export const subscriptionChannels = pgTable(
   (t) => [uniqueIndex('subscription_channels_pk').on(t.subscriptionId, t.position)],
 );
 
-// When each (subscription, market) last fired: the Recurring pause is kept per market.
+// When each (subscription, market) last fired: the Recurring pause is kept per market, and so is
+// the re-arm band the price has not gone back past yet (docs/engine.md, "Re-arm bands").
 export const subscriptionMarketState = pgTable(
   'subscription_market_state',
   {
@@ -85,6 +86,8 @@ export const subscriptionMarketState = pgTable(
       .references(() => subscriptions.id, { onDelete: 'cascade' }),
     marketId: text('market_id').notNull(),
     lastFiredAt: ts('last_fired_at').notNull(),
+    /** Direction of the firing whose band is not passed yet; null when the rule is armed. */
+    rearmAfter: text('rearm_after', { enum: ['up', 'down'] }),
   },
   (t) => [uniqueIndex('subscription_market_state_pk').on(t.subscriptionId, t.marketId)],
 );

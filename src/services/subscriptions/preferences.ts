@@ -4,6 +4,7 @@ import { subscriptionPreferences } from '../../db/schema/index.js';
 import type { DeliveryMode } from '../../domain/enums.js';
 import { withTransaction, type ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
+import { announceSubscriptionChange } from '../watchlists/changes.js';
 import { requireOwnedSubscription } from './owned.js';
 import { PreferencesInput, SNOOZE_SPANS_MS, SnoozeInput } from './preferences-schemas.js';
 import { SubscriptionIdInput } from './schemas.js';
@@ -56,6 +57,8 @@ async function change(
     const stored = await loadStored(tx, subscriptionId);
     const next = edit(stored);
     if (next) await store(tx, subscriptionId, next);
+    // The engine applies the re-arm band: it reloads the subscription's rules on commit.
+    if (next && next.rearmPoints !== stored.rearmPoints) await announceSubscriptionChange(tx, subscriptionId);
     return toView(next ?? stored, Date.now());
   });
 }

@@ -30,7 +30,11 @@ export function backoffDelay(attempt: number, { baseMs, maxMs }: Backoff, random
  * a silence watchdog, reconnects with back-off, and a REST reseed of its books after a reconnect.
  */
 export class MarketConnection {
-  readonly tokens = new Set<string>();
+  /**
+   * The tokens followed, each with the newest WS timestamp seen for it, so an older REST snapshot
+   * never overwrites a newer update. One lookup per entry of a message answers both.
+   */
+  readonly tokens = new Map<string, { wsTs: number }>();
   private ws: WebSocket | null = null;
   private closed = false;
   private attempt = 0;
@@ -38,8 +42,6 @@ export class MarketConnection {
   private pingTimer: NodeJS.Timeout | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  // Newest WS timestamp per token, so an older REST snapshot never overwrites a newer update.
-  private readonly lastWsTs = new Map<string, number>();
   // Any frame (PONG included) proves the feed alive; feed health reads it on its own timer.
   private lastFrameMs = Date.now();
 
@@ -47,7 +49,7 @@ export class MarketConnection {
     private readonly opts: ConnectionOptions,
     tokenIds: Iterable<string>,
   ) {
-    for (const t of tokenIds) this.tokens.add(t);
+    for (const t of tokenIds) if (!this.tokens.has(t)) this.tokens.set(t, { wsTs: 0 });
     this.connect();
   }
 
@@ -62,13 +64,12 @@ export class MarketConnection {
 
   add(tokenIds: string[]): void {
     const added = tokenIds.filter((t) => !this.tokens.has(t));
-    for (const t of added) this.tokens.add(t);
+    for (const t of added) this.tokens.set(t, { wsTs: 0 });
     if (added.length > 0) this.sendIfOpen({ assets_ids: added, operation: 'subscribe' });
   }
 
   remove(tokenIds: string[]): void {
     const removed = tokenIds.filter((t) => this.tokens.delete(t));
-    for (const t of removed) this.lastWsTs.delete(t);
     if (removed.length > 0) this.sendIfOpen({ assets_ids: removed, operation: 'unsubscribe' });
   }
 
@@ -94,7 +95,7 @@ export class MarketConnection {
   }
 
   private onOpen(): void {
-    const tokens = [...this.tokens];
+    const tokens = [...this.tokens.keys()];
     this.send({ assets_ids: tokens, type: 'market', initial_dump: true, custom_feature_enabled: true });
     this.pingTimer = setInterval(() => this.sendIfOpen('PING'), this.opts.pingIntervalMs);
     if (this.everOpened) {
@@ -121,14 +122,28 @@ export class MarketConnection {
   private deliver(msg: MarketMessage, receivedAt: number, fromRest: boolean): void {
     if (msg.type === 'new_market') return this.opts.onMessage(msg, receivedAt);
     if (msg.type === 'price_change') {
-      const changes = msg.changes.filter((c) => this.tokens.has(c.assetId));
-      if (changes.length === 0) return;
-      msg = { ...msg, changes };
-    } else if (!assetIdsOf(msg).some((t) => this.tokens.has(t))) {
-      return;
+      // Every entry is normally for a followed token: the message is passed on as it is, and only
+      // one arriving for tokens just unfollowed is copied without them.
+      const changes = msg.changes;
+      let followed = 0;
+      for (let i = 0; i < changes.length; i++) {
+        const seen = this.tokens.get(changes[i]!.assetId);
+        if (seen === undefined) continue;
+        followed++;
+        if (!fromRest && msg.timestampMs > seen.wsTs) seen.wsTs = msg.timestampMs;
+      }
+      if (followed === 0) return;
+      if (followed < changes.length) msg = { ...msg, changes: changes.filter((c) => this.tokens.has(c.assetId)) };
+      return this.opts.onMessage(msg, receivedAt);
     }
-    if (!fromRest) for (const t of assetIdsOf(msg)) this.lastWsTs.set(t, Math.max(msg.timestampMs, this.lastWsTs.get(t) ?? 0));
-    this.opts.onMessage(msg, receivedAt);
+    let any = false;
+    for (const t of assetIdsOf(msg)) {
+      const seen = this.tokens.get(t);
+      if (seen === undefined) continue;
+      any = true;
+      if (!fromRest && msg.timestampMs > seen.wsTs) seen.wsTs = msg.timestampMs;
+    }
+    if (any) this.opts.onMessage(msg, receivedAt);
   }
 
   private async reseed(tokens: string[]): Promise<void> {
@@ -141,7 +156,7 @@ export class MarketConnection {
     }
     const receivedAt = Date.now();
     for (const book of books) {
-      if (this.closed || book.timestampMs < (this.lastWsTs.get(book.assetId) ?? 0)) continue;
+      if (this.closed || book.timestampMs < (this.tokens.get(book.assetId)?.wsTs ?? 0)) continue;
       this.deliver(book, receivedAt, true);
     }
   }

@@ -107,8 +107,8 @@ export function createMarketStream(options: MarketStreamOptions): MarketStream {
     },
     addTokens,
     removeTokens,
-    connections: () => shards.map((s) => [...s.tokens]),
-    feedState: () => shards.map((s) => ({ tokens: [...s.tokens], open: s.open, lastMessageAtMs: s.lastFrameAtMs })),
+    connections: () => shards.map((s) => [...s.tokens.keys()]),
+    feedState: () => shards.map((s) => ({ tokens: [...s.tokens.keys()], open: s.open, lastMessageAtMs: s.lastFrameAtMs })),
     on(event, listener) {
       emitter.on(event, listener);
       return stream;

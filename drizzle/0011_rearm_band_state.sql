@@ -1,0 +1,1 @@
+ALTER TABLE "subscription_market_state" ADD COLUMN "rearm_after" text;
