@@ -1,10 +1,13 @@
 # syntax=docker/dockerfile:1
-# Build stage: the full install (TypeScript) compiles src/ to dist/.
+# Build stage: the full install (TypeScript, esbuild) compiles src/ to dist/, bundles dist/main.js
+# and prepares dist/pglite-image (the migrated database folder a first start copies: drizzle/).
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY drizzle ./drizzle
 COPY src ./src
 RUN npm run build
 
@@ -29,4 +32,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Plain node (no tsx, no npm in between) is PID 1: `docker stop`'s SIGTERM reaches the service's own
 # handler, which drains within 10 s, docker's default grace before SIGKILL.
-CMD ["node", "dist/main.js"]
+# The same node options as `npm start` (package.json; test/process/start-command.test.ts keeps them
+# equal): see docs/PERFORMANCE.md, Memory.
+CMD ["node", "--v8-pool-size=1", "--max-semi-space-size=4", "dist/main.js"]

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { machine, printTable } from './support.js';
+import { machine, printTable, serviceArgs } from './support.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -44,7 +44,7 @@ const openPglite = (dir: string) =>
   `import { PGlite } from '@electric-sql/pglite'; const pg = await PGlite.create(${JSON.stringify(dir)}); await pg.query('select 1'); await pg.close();`;
 
 /**
- * `npm run bench -- start [--runs=3]`: `node dist/main.js` (what `npm start` runs after its build
+ * `npm run bench -- start [--runs=3]`: `node <options> dist/main.js` (what `npm start` runs after its build
  * check) to `GET /readyz` 200, on PGlite with every role and the default venue (pointed at a closed
  * port: the start must not wait for the venue), on an empty and on an existing `DATA_DIR`. Baselines
  * in the same run: `node -e ''`, and a bare PGlite opening an empty and then that same folder.
@@ -58,10 +58,11 @@ export async function runStartBench(args: string[]): Promise<void> {
     'baseline: node -e ""': [],
     'baseline: bare PGlite, open an empty folder (initdb) + select 1': [],
     'baseline: bare PGlite, reopen that folder + select 1': [],
-    'first start, empty DATA_DIR (initdb + migrate + first account)': [],
+    'first start, empty DATA_DIR (copy of dist/pglite-image + first account)': [],
     'later start, existing DATA_DIR': [],
+    'later start, plain `node dist/main.js` (without the start options)': [],
   };
-  const [node, pgliteFirst, pgliteLater, first, later] = Object.values(rows) as [number[], number[], number[], number[], number[]];
+  const [node, pgliteFirst, pgliteLater, first, later, plain] = Object.values(rows) as [number[], number[], number[], number[], number[], number[]];
   for (let i = 0; i < runs; i++) {
     node.push(await timeUntil(['-e', ''], {}));
     const bare = await mkdtemp(path.join(tmpdir(), 'oddswatch-bench-start-pglite-'));
@@ -69,14 +70,15 @@ export async function runStartBench(args: string[]): Promise<void> {
     try {
       pgliteFirst.push(await timeUntil(['--input-type=module', '-e', openPglite(bare)], {}));
       pgliteLater.push(await timeUntil(['--input-type=module', '-e', openPglite(bare)], {}));
-      first.push(await timeUntil(['dist/main.js'], { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
-      later.push(await timeUntil(['dist/main.js'], { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
+      first.push(await timeUntil(serviceArgs(), { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
+      later.push(await timeUntil(serviceArgs(), { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
+      plain.push(await timeUntil(['dist/main.js'], { ...env, DATA_DIR: dir }, '"Oddswatch started"', true));
     } finally {
       await rm(bare, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     }
   }
-  console.log(`machine: ${machine()}; median of ${runs} runs; node dist/main.js, every role, spawn to GET /readyz 200`);
+  console.log(`machine: ${machine()}; median of ${runs} runs; node ${serviceArgs().join(" ")}, every role, spawn to GET /readyz 200`);
   printTable(
     ['case', 'median ms', 'all runs ms'],
     Object.entries(rows).map(([name, xs]) => [name, median(xs).toFixed(0), xs.map((x) => x.toFixed(0)).join(', ')]),

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -40,4 +41,16 @@ export function printTable(header: string[], rows: string[][]): void {
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(row));
+}
+
+/**
+ * The arguments `npm start` gives node (package.json's start script, `exec node <options> dist/main.js`),
+ * so the benches measure the service as a user starts it.
+ */
+export function serviceArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  const node = words.indexOf('node');
+  if (node < 0 || words.at(-1) !== 'dist/main.js') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return words.slice(node + 1);
 }

@@ -24,7 +24,7 @@ async function expectedMigrations(): Promise<number> {
 }
 
 export interface StartOptions {
-  /** An already open database to run on instead of the configured one (tests); closed by stop(). */
+  /** An already open database to run on instead of the configured one (tests; main.ts opens it early); closed by stop(). */
   database?: Database;
 }
 
@@ -109,7 +109,7 @@ export async function startService(config: Config, logger: Logger, options: Star
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });
       intake.unshift(() => admin.close());
     }
-    logger.info({ url, roles: [...config.ROLES], database: database.kind, startMs: Date.now() - started }, 'Oddswatch started');
+    logger.info({ url, roles: [...config.ROLES], database: database.kind, startMs: Date.now() - started, processMs: Math.round(process.uptime() * 1000) }, 'Oddswatch started');
     return {
       database,
       url,

@@ -6,6 +6,9 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { copyPgliteImage, currentPgliteImage } from './pglite-image.js';
 import { createPrivateDataDir, makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
 
@@ -71,6 +74,8 @@ export interface OpenDatabaseOptions {
   /** An already open PGlite instance (tests load a migrated template into memory). */
   pglite?: PGlite;
   maxConnections?: number;
+  /** False: a new PGlite folder runs initdb instead of starting from the build's image (making the image). */
+  fromImage?: boolean;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -78,6 +83,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.pglite) return wrapPglite(options.pglite);
   const dataDir = options.dataDir ?? './data';
   await createPrivateDataDir(dataDir);
+  if (options.fromImage !== false && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    // A new folder: a copy of the build's initialised, migrated folder instead of initdb (see pglite-image.ts).
+    const image = await currentPgliteImage(PGLITE_SETTINGS);
+    if (image) await copyPgliteImage(image, dataDir);
+  }
   const pg = await PGlite.create(dataDir, { ...PGLITE_MEMORY_OPTIONS, extensions: PGLITE_EXTENSIONS });
   await makeTreePrivate(dataDir);
   return wrapPglite(pg, dataDir);
@@ -90,7 +100,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
  * to the folder's postgresql.conf, and used by initdb's own runs) and on every start (folders made
  * before this change keep the old postgresql.conf). Reads beyond 16 MB come from the OS page cache.
  */
-const PGLITE_SETTINGS = ['shared_buffers=16MB', 'max_connections=10'];
+export const PGLITE_SETTINGS = ['shared_buffers=16MB', 'max_connections=10'];
 const PGLITE_MEMORY_OPTIONS = {
   initDbStartParams: PGLITE_SETTINGS.flatMap((s) => ['--set', s]),
   startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],

@@ -1,11 +1,12 @@
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { sql } from 'drizzle-orm';
 import type { Database } from './client.js';
 import { MIGRATION_LOCK } from './coordination.js';
+import { packageRoot } from '../paths.js';
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+export const MIGRATIONS_FOLDER = path.join(packageRoot(), 'drizzle');
 
 /** Applies pending migrations; concurrent starts on one PostgreSQL take turns. */
 export async function migrate(database: Database): Promise<void> {

@@ -23,7 +23,7 @@ describe('the PGlite folder the service opens', () => {
     'is made and reopened sized for one session (16MB of shared buffers, not 128MB), older folders included, and migrates',
     async () => {
       dir = await mkdtemp(path.join(tmpdir(), 'oddswatch-pglite-settings-'));
-      const fresh = await openDatabase({ dataDir: dir });
+      const fresh = await openDatabase({ dataDir: dir, fromImage: false }); // initdb's own settings (the image: pglite-image.test.ts)
       await migrate(fresh);
       expect(await settings(fresh)).toEqual({ shared_buffers: '16MB', max_connections: '10' });
       await fresh.close();
