@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.js';
 import type { ServiceContext } from '../context.js';
 import { validationError } from '../errors.js';
 import { parseInput } from '../validate.js';
@@ -103,12 +104,16 @@ function matchesSql(words: string[]): SQL {
  * against 0.15 s on PGlite; docs/catalog.md "People-search"). `set_config(…, true)` is `set
  * local`: it ends with the transaction.
  */
-async function searchRows<T extends Record<string, unknown>>(ctx: PublicContext, query: SQL): Promise<T[]> {
+async function inSearchTransaction<T>(ctx: PublicContext, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   return ctx.database.db.transaction(async (tx) => {
     // Both settings in one statement: each round trip costs ~0.1–1 ms through PGlite.
     await tx.execute(sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`);
-    return ctx.database.rows<T>(query, tx);
+    return fn(tx);
   }, { accessMode: 'read only' });
+}
+
+async function searchRows<T extends Record<string, unknown>>(ctx: PublicContext, query: SQL): Promise<T[]> {
+  return inSearchTransaction(ctx, (tx) => ctx.database.rows<T>(query, tx));
 }
 
 /**
@@ -154,13 +159,12 @@ export async function findMarkets({ ctx, input }: { ctx: PublicContext; input: F
  */
 export async function findEvents({ ctx, input }: { ctx: PublicContext; input: FindInput }): Promise<SearchResult[]> {
   const { words, limit } = wordsOf(input);
-  const rows = await searchRows<{ id: string }>(
-    ctx,
-    sql`with matches as (${matchesSql(words)})
-      select e.id from matches h join catalog_events e on e.id = h.event_id
+  // The ranking and the events it shows in one statement.
+  const ranked = sql`with matches as (${matchesSql(words)})
+      select e.id, row_number() over (order by max(h.score) desc, e.volume_24hr desc, e.volume desc, e.id asc) as ord
+      from matches h join catalog_events e on e.id = h.event_id
       group by e.id, e.volume_24hr, e.volume
-      order by max(h.score) desc, e.volume_24hr desc, e.volume desc, e.id asc
-      limit ${limit}`,
-  );
-  return loadSearchResults(ctx.database, ctx.config, rows.map((r) => r.id));
+      order by ord
+      limit ${limit}`;
+  return inSearchTransaction(ctx, (tx) => loadSearchResults(ctx.database, ctx.config, ranked, tx));
 }

@@ -27,18 +27,15 @@ function termSql(by: EventQuery['by'], text: string): { cond: SQL; rank: SQL } {
 }
 
 /**
- * Ids of open events matching the query, best match first, then by 24 h volume. With `within`,
- * only those events are considered (the sync's auto-add check).
+ * Open events matching the query as a query of (id, ord): `ord` 1 for the best match, then by 24 h
+ * volume. With `within`, only those events are considered (the sync's auto-add check). Null when
+ * nothing can match. A query, not ids, so a caller can read the events it shows in the same statement.
  */
-export async function matchEventIds(
-  database: Database,
-  query: EventQuery,
-  opts: { limit: number; within?: string[]; on?: Queryable },
-): Promise<string[]> {
+export function rankedEventsSql(query: EventQuery, opts: { limit: number; within?: string[] }): SQL | null {
   const included = query.terms.filter((t) => t.include).map((t) => termSql(query.by, t.text));
   const excluded = query.terms.filter((t) => !t.include).map((t) => termSql(query.by, t.text));
-  if (included.length === 0) return [];
-  if (opts.within && opts.within.length === 0) return [];
+  if (included.length === 0) return null;
+  if (opts.within && opts.within.length === 0) return null;
   const joiner = query.operator === 'AND' ? sql` and ` : sql` or `;
   const where: SQL[] = [
     sql`e.active and not e.closed and not e.archived`,
@@ -47,11 +44,20 @@ export async function matchEventIds(
   ];
   if (opts.within) where.push(sql`e.id in (${sql.join(opts.within.map((id) => sql`${id}`), sql`, `)})`);
   const rank = sql.join(included.map((t) => t.rank), sql` + `);
-  const rows = await database.rows<{ id: string }>(
-    sql`select e.id from catalog_events e where ${sql.join(where, sql` and `)}
-      order by (${rank}) desc, e.volume_24hr desc, e.id asc limit ${opts.limit}`,
-    opts.on,
-  );
+  return sql`select e.id, row_number() over (order by (${rank}) desc, e.volume_24hr desc, e.id asc) as ord
+    from catalog_events e where ${sql.join(where, sql` and `)}
+    order by ord limit ${opts.limit}`;
+}
+
+/** Ids of open events matching the query, best match first (rankedEventsSql). */
+export async function matchEventIds(
+  database: Database,
+  query: EventQuery,
+  opts: { limit: number; within?: string[]; on?: Queryable },
+): Promise<string[]> {
+  const ranked = rankedEventsSql(query, opts);
+  if (ranked === null) return [];
+  const rows = await database.rows<{ id: string }>(sql`select r.id from (${ranked}) r order by r.ord`, opts.on);
   return rows.map((r) => r.id);
 }
 

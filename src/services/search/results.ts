@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Config } from '../../config.js';
-import type { Database } from '../../db/client.js';
+import type { Database, Queryable } from '../../db/client.js';
 import { marketChartUrl } from '../../domain/links.js';
 import { venueEncodedOutcomes } from '../../domain/outcomes.js';
 
@@ -28,42 +28,37 @@ interface JsonEvent {
 }
 
 /**
- * The spec's search result items for the given event ids, in the given order, open markets only.
- * One query answering one JSON document with only the fields shown: whole rows (the description,
- * the search vector) decoded field by field cost more than the search itself on PGlite.
+ * The spec's search result items for the events of `ranked` (a query of id, ord), in `ord` order,
+ * open markets only. One query, the search itself included, answering one JSON document with only
+ * the fields shown: whole rows (the description, the search vector) decoded field by field cost
+ * more than the search itself on PGlite, and each statement through it costs ~1 ms of CPU.
  */
-export async function loadSearchResults(database: Database, config: Config, ids: string[]): Promise<SearchResult[]> {
-  if (ids.length === 0) return [];
+export async function loadSearchResults(database: Database, config: Config, ranked: SQL | null, on?: Queryable): Promise<SearchResult[]> {
+  if (ranked === null) return [];
   const [row] = await database.rows<{ events: JsonEvent[] | string | null }>(
     sql`select json_agg(json_build_object('id', e.id, 'title', e.title, 'slug', e.slug, 'image', e.image, 'markets',
         (select json_agg(json_build_object('id', m.id, 'image', m.image, 'question', m.question, 'outcomes', m.outcomes,
             'outcomePrices', m.outcome_prices) order by m.position, m.id)
-          from catalog_markets m where m.event_id = e.id and not m.closed))) as events
-      from catalog_events e where e.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`,
+          from catalog_markets m where m.event_id = e.id and not m.closed)) order by h.ord) as events
+      from (${ranked}) h join catalog_events e on e.id = h.id`,
+    on,
   );
   const found = row?.events ?? [];
   // postgres.js parses json itself; PGlite's drizzle driver may hand it over as text.
   const events = typeof found === 'string' ? (JSON.parse(found) as JsonEvent[]) : found;
   const base = publicBaseUrl(config);
-  const byId = new Map(events.map((e) => [e.id, e]));
-  return ids.flatMap((id) => {
-    const e = byId.get(id);
-    if (!e) return [];
-    return [
-      {
-        id: e.id,
-        title: e.title,
-        slug: e.slug,
-        image: e.image,
-        type: 'event' as const,
-        markets: (e.markets ?? []).map((m) => ({
-          id: m.id,
-          image: m.image,
-          question: m.question,
-          ...venueEncodedOutcomes(m),
-          serviceSVGLink: marketChartUrl(base, m.id),
-        })),
-      },
-    ];
-  });
+  return events.map((e) => ({
+    id: e.id,
+    title: e.title,
+    slug: e.slug,
+    image: e.image,
+    type: 'event' as const,
+    markets: (e.markets ?? []).map((m) => ({
+      id: m.id,
+      image: m.image,
+      question: m.question,
+      ...venueEncodedOutcomes(m),
+      serviceSVGLink: marketChartUrl(base, m.id),
+    })),
+  }));
 }

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
-import { matchEventIds, type EventQuery } from './matcher.js';
+import { rankedEventsSql, type EventQuery } from './matcher.js';
 import { loadSearchResults, type SearchResult } from './results.js';
 import { SearchByKeyphrasesInput, SearchByTagsInput, SearchLimit } from './schemas.js';
 import { validationError } from '../errors.js';
@@ -15,8 +15,7 @@ interface SearchArgs<I> {
 async function run(ctx: PublicContext, query: EventQuery, rawLimit: unknown): Promise<SearchResult[]> {
   const { limit } = parseInput(SearchLimit, rawLimit ?? {});
   if (!query.terms.some((t) => t.include)) throw validationError(`${query.by}: at least one term must have include: true`);
-  const ids = await matchEventIds(ctx.database, query, { limit });
-  return loadSearchResults(ctx.database, ctx.config, ids);
+  return loadSearchResults(ctx.database, ctx.config, rankedEventsSql(query, { limit }));
 }
 
 export async function searchByKeyphrases({ ctx, input, query }: SearchArgs<SearchByKeyphrasesInput>): Promise<SearchResult[]> {

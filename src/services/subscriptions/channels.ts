@@ -35,12 +35,12 @@ export const checkChannels = <C extends ChatChannel>(ctx: ServiceContext, channe
 /** Replaces a subscription's channels (a channel kept as it was keeps its status: see channelStatus). */
 export async function writeChannels(tx: Tx, subscriptionId: string, channels: ChatChannel[]): Promise<void> {
   await tx.delete(subscriptionChannels).where(eq(subscriptionChannels.subscriptionId, subscriptionId));
-  await insertChannels(tx, subscriptionId, channels);
+  await channelRows(tx, subscriptionId, channels);
 }
 
-/** The channels of a subscription that has none yet (one made in this transaction). */
-export async function insertChannels(tx: Tx, subscriptionId: string, channels: ChatChannel[]): Promise<void> {
-  await tx.insert(subscriptionChannels).values(
+/** The insert of a subscription's channels, to run as it is or inside a larger statement. */
+export function channelRows(tx: Tx, subscriptionId: string, channels: ChatChannel[]) {
+  return tx.insert(subscriptionChannels).values(
     channels.map((c, position) => {
       const settings: ChannelSettings = c.settings ?? {};
       return {
