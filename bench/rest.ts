@@ -7,10 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import { fmt, machine, printTable } from './support.js';
+import { fmt, machine, printTable, serviceArgs } from './support.js';
 
 // The REST hot path under load: autocannon in this process against the service as `npm start`
-// runs it (`node dist/main.js`: the same middleware, request logging, auth and rate limits) in a
+// runs it (`node dist/main.js` with npm start's node options: the same middleware, request logging, auth and rate limits) in a
 // child process, beside an express hello-world in a child process of its own (the same layout).
 // The rate limits are raised to their maximum (1,000,000 a minute) so the bench measures the
 // service rather than its 429s; everything else is the default configuration.
@@ -182,7 +182,7 @@ async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'po
   const port = await freePort();
   const api = `http://127.0.0.1:${port}`;
   const child = startChild(
-    ['dist/main.js'],
+    serviceArgs(),
     {
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -292,7 +292,7 @@ export async function runRestBench(o: RestBenchOptions): Promise<void> {
       rows.push(...result.rows);
       creates.push([`${kind}: POST /subscriptions, sequential (${o.rules})`, fmt(result.createsPerSecond, 0), fmt(result.createCpuMs, 2)]);
     }
-    console.log(`machine: ${machine()}; ${o.connections} connections, ${o.seconds} s each after a 2 s warm-up; node dist/main.js, every role, VENUE=simulator`);
+    console.log(`machine: ${machine()}; ${o.connections} connections, ${o.seconds} s each after a 2 s warm-up; node with npm start's options (package.json), every role, VENUE=simulator`);
     printTable(
       ['case', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'server CPU ms/request', 'log bytes/request'],
       rows.map((r) => [
