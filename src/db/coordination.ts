@@ -22,6 +22,12 @@ export const BOT_LOCKS = { telegram: 0x0dd5_0004, discord: 0x0dd5_0005 } as cons
 /** First key of the engine membership slots ("OW"); the second key is the slot, 0..MAX_SHARDS-1. */
 export const SHARD_LOCK_CLASS = 0x4f57;
 export const MAX_SHARDS = 64;
+/**
+ * First key of a batched send's claim lock ("OX"); the second key is `hashtext(batch_key)`, held for
+ * the claim statement only (src/delivery/outbox-store.ts). A class of its own, so a key's hash can
+ * never meet one of the one-key locks above.
+ */
+export const BATCH_LOCK_CLASS = 0x4f58;
 
 /** A lock as pg_locks shows it, so keys of both forms can be compared. */
 export interface LockIdentity {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database, Queryable, Tx } from '../db/client.js';
+import { BATCH_LOCK_CLASS } from '../db/coordination.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType } from '../domain/enums.js';
 import {
@@ -70,14 +71,20 @@ export async function claimDueDeliveries(
     picked as (
       select id, batch_key from deliveries
       where status = 'PENDING' and due_at <= ${due} and (lease_until is null or lease_until < now())
-        and (batch_key is null or pg_try_advisory_xact_lock(hashtext(batch_key)))
       order by due_at
       limit ${limit}::int
       for update skip locked
     ),
+    -- The batches this claim takes: a key is locked only once picked (a lock in picked's filter would
+    -- be tried on every row the scan reads, before the limit), in a class of its own (coordination.ts).
+    -- Another worker's claim of the same batch finds the lock taken and leaves the batch to this one.
+    batch_keys as materialized (
+      select k.batch_key from (select distinct batch_key from picked where batch_key is not null) k
+      where pg_try_advisory_xact_lock(${BATCH_LOCK_CLASS}::int, hashtext(k.batch_key))
+    ),
     -- the rest of the picked batches, key by key through the partial index on batch_key
     batch_rest as (
-      select d.id from (select distinct batch_key from picked where batch_key is not null) k
+      select d.id from batch_keys k
       cross join lateral (
         select id from deliveries
         where batch_key is not null and batch_key = k.batch_key
@@ -88,7 +95,13 @@ export async function claimDueDeliveries(
     ),
     claimed as (
       update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
-      where id in (select id from picked union all select id from batch_rest)
+      where id in (
+          select id from picked where batch_key is null or batch_key in (select batch_key from batch_keys)
+          union all select id from batch_rest
+        )
+        -- checked again on the row as it is now: batch_rest's rows are read, not locked, and another
+        -- worker may have claimed or settled one since this statement's snapshot
+        and status = 'PENDING' and (lease_until is null or lease_until < now())
       returning id, notification_id, position, channel_type, settings, attempts, lease_until, batch_key
     )
     select c.id, c.notification_id as "notificationId", c.position, c.channel_type as "channelType", c.settings, c.attempts,

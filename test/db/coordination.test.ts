@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Database } from '../../src/db/index.js';
-import { allAdvisoryLocks, MAX_SHARDS, NOTIFY_CHANNELS, SHARD_LOCK_CLASS, SYNC_LOCK } from '../../src/db/coordination.js';
+import { allAdvisoryLocks, BATCH_LOCK_CLASS, MAX_SHARDS, NOTIFY_CHANNELS, SHARD_LOCK_CLASS, SYNC_LOCK } from '../../src/db/coordination.js';
 import { createTestDatabase } from '../support/db.js';
 import { waitFor } from '../support/wait.js';
 
@@ -23,6 +23,9 @@ describe('the coordination registry', () => {
     expect(slots.map((l) => l.objid)).toEqual(Array.from({ length: MAX_SHARDS }, (_, i) => i));
     // No one-key lock falls in the membership class either, whatever form PostgreSQL shows it in.
     expect(locks.filter((l) => l.objsubid === 1 && (l.classid === SHARD_LOCK_CLASS || l.objid === SHARD_LOCK_CLASS))).toEqual([]);
+    // Batched sends lock any hash of their key in a class of their own: no other lock may use it.
+    expect(BATCH_LOCK_CLASS).not.toBe(SHARD_LOCK_CLASS);
+    expect(locks.filter((l) => l.classid === BATCH_LOCK_CLASS || (l.objsubid === 1 && l.objid === BATCH_LOCK_CLASS))).toEqual([]);
   });
 
   it('gives every LISTEN/NOTIFY channel its own name', () => {
