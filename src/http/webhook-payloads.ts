@@ -88,7 +88,7 @@ export const EventStatusNotification = z
 export const DigestNotification = z
   .strictObject({
     type: z.literal(DIGEST_NOTIFICATION),
-    userId: z.string().optional().meta({ description: "The account, as its notifications name it; absent only when none of them carries one" }),
+    userId: z.string().meta({ description: 'The account, as each of its notifications names it' }),
     reason: z.enum(BATCH_KINDS).meta({
       description: 'Why these were sent together: quiet hours ended, an hourly or daily digest, or a burst',
     }),
