@@ -235,11 +235,11 @@ describe(`noise control in Telegram (${engineName})`, () => {
     expect(await getAccountPreferences({ ctx })).toEqual({ timezone: 'Europe/Paris', quietHours: { start: '22:00', end: '07:00', channels: ['Discord', 'Telegram'] } });
 
     for (const [typed, answer] of [
-      ['/quiet 25:00 07:00', '"25:00" is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.\nUsage: /quiet [from|off] [to] [time zone]'],
-      ['/quiet 22:00 7', '"7" is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.\nUsage: /quiet [from|off] [to] [time zone]'],
-      ['/quiet 22:00 22:00', 'Quiet hours must start and end at different times.\nUsage: /quiet [from|off] [to] [time zone]'],
-      ['/quiet 23:00 06:00 Mars/Olympus', '"Mars/Olympus" is not a time zone I know: use a name like Europe/Paris, America/New_York or UTC.\nUsage: /quiet [from|off] [to] [time zone]'],
-      ['/quiet 23:00', 'Give both times, like /quiet 22:00 07:00 Europe/Paris, or /quiet off.\nUsage: /quiet [from|off] [to] [time zone]'],
+      ['/quiet 25:00 07:00', '"25:00" is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.\nUsage: /quiet [from|off] [to] [time zone] [channels]'],
+      ['/quiet 22:00 7', '"7" is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.\nUsage: /quiet [from|off] [to] [time zone] [channels]'],
+      ['/quiet 22:00 22:00', 'Quiet hours must start and end at different times.\nUsage: /quiet [from|off] [to] [time zone] [channels]'],
+      ['/quiet 23:00 06:00 Mars/Olympus', '"Mars/Olympus" is not a time zone I know: use a name like Europe/Paris, America/New_York or UTC.\nUsage: /quiet [from|off] [to] [time zone] [channels]'],
+      ['/quiet 23:00', 'Give both times, like /quiet 22:00 07:00 Europe/Paris, or /quiet off.\nUsage: /quiet [from|off] [to] [time zone] [channels]'],
       ['/timezone Paris', '"Paris" is not a time zone I know: use a name like Europe/Paris, America/New_York or UTC.\nUsage: /timezone [time zone]'],
     ] as const) {
       await b.handleUpdate(command(user, typed));
@@ -258,6 +258,56 @@ describe(`noise control in Telegram (${engineName})`, () => {
     await b.handleUpdate(command(user, '/quiet off'));
     expect(lastSent().text).toBe('Quiet hours off ✓: alerts are sent at any hour.');
     expect(await getAccountPreferences({ ctx })).toEqual({ timezone: 'Europe/Paris', quietHours: null });
+    expect(tgApi.refused).toEqual([]);
+  });
+
+  it('/quiet takes the held channels as words; a wrong word is named and nothing changes', async () => {
+    const user = 9110;
+    const ctx = await serviceCtx('telegram', String(user));
+    const b = bot();
+    await b.handleUpdate(command(user, '/quiet 22:00 07:00 Europe/Paris telegram, webhooks'));
+    expect(lastSent().text).toBe(
+      'Quiet hours ✓\nQuiet hours: 22:00 to 07:00 Europe/Paris, every day.\nIn that time Telegram and Webhook alerts are held, then sent as one summary per chat or webhook when quiet hours end. Nothing is dropped.',
+    );
+    expect(await getAccountPreferences({ ctx })).toEqual({ timezone: 'Europe/Paris', quietHours: { start: '22:00', end: '07:00', channels: ['Telegram', 'Webhook'] } });
+    // Without a time zone the first channel word is not read as one; the zone is kept.
+    await b.handleUpdate(command(user, '/quiet 23:00 06:00 Discord in app'));
+    expect(await getAccountPreferences({ ctx })).toEqual({ timezone: 'Europe/Paris', quietHours: { start: '23:00', end: '06:00', channels: ['Discord', 'In App'] } });
+    await b.handleUpdate(command(user, '/quiet 21:00 06:00 Europe/Paris telegram email'));
+    expect(lastSent().text).toBe('"email" is not a channel: use telegram, discord, webhook or inbox.\nUsage: /quiet [from|off] [to] [time zone] [channels]');
+    expect(await getAccountPreferences({ ctx })).toEqual({ timezone: 'Europe/Paris', quietHours: { start: '23:00', end: '06:00', channels: ['Discord', 'In App'] } });
+    // Without channel words the chosen ones stay.
+    await b.handleUpdate(command(user, '/quiet 22:30 06:30'));
+    expect(await getAccountPreferences({ ctx })).toEqual({ timezone: 'Europe/Paris', quietHours: { start: '22:30', end: '06:30', channels: ['Discord', 'In App'] } });
+  });
+
+  it('/snooze <alert> until a date and time reads it in the person\'s time zone; a past or unreadable time is refused', async () => {
+    const user = 9111;
+    const ctx = await serviceCtx('telegram', String(user));
+    const id = await newAlert(user, 1);
+    const b = bot();
+    // UTC until a zone is set.
+    await b.handleUpdate(command(user, `/snooze ${id} until 2030-01-15 13:00`));
+    expect(lastSent().text).toBe(`Snoozed alert ${id} until 2030-01-15 13:00 UTC: until then its alerts go to your inbox only.`);
+    expect((await getPreferences({ ctx, input: { subscriptionId: id } })).snoozedUntil).toBe(SNOOZE_END);
+    await b.handleUpdate(command(user, '/timezone America/New_York'));
+    // July: New York is UTC-4, so 09:00 there is 13:00 UTC.
+    await b.handleUpdate(command(user, `/snooze ${id} until 2030-07-01 09:00`));
+    expect(lastSent().text).toBe(`Snoozed alert ${id} until 2030-07-01 09:00 America/New_York: until then its alerts go to your inbox only.`);
+    expect((await getPreferences({ ctx, input: { subscriptionId: id } })).snoozedUntil).toBe('2030-07-01T13:00:00.000Z');
+
+    const usage = '\nUsage: /snooze <alert id> <1h|8h|24h|1w|until> [YYYY-MM-DD HH:MM]';
+    for (const [text, answer] of [
+      [`/snooze ${id} until 2020-01-01 09:00`, 'That time has passed: give a time to come.'],
+      [`/snooze ${id} until tomorrow`, '"tomorrow" is not a date and time: write it as YYYY-MM-DD HH:MM in your time zone (America/New_York), like 2026-12-01 09:00.'],
+      [`/snooze ${id} until 2030-02-30 09:00`, '"2030-02-30 09:00" is not a date and time: write it as YYYY-MM-DD HH:MM in your time zone (America/New_York), like 2026-12-01 09:00.'],
+      [`/snooze ${id} until`, 'Give the time as YYYY-MM-DD HH:MM in your time zone (America/New_York), like 2026-12-01 09:00.'],
+      [`/snooze ${id} 8h 2030-07-01 09:00`, 'A snooze of 8h takes nothing after it; to snooze until a time, write until before it.'],
+    ] as const) {
+      await b.handleUpdate(command(user, text));
+      expect(lastSent().text, text).toBe(answer + usage);
+    }
+    expect((await getPreferences({ ctx, input: { subscriptionId: id } })).snoozedUntil).toBe('2030-07-01T13:00:00.000Z');
     expect(tgApi.refused).toEqual([]);
   });
 });
@@ -290,6 +340,12 @@ describe(`noise control in Discord (${engineName})`, () => {
       ['start', false],
       ['end', false],
       ['timezone', false],
+      ['channels', false],
+    ]);
+    expect(byName('snooze').options.map((o: any) => [o.name, o.required, o.choices?.map((c: any) => c.value)])).toEqual([
+      ['id', true, undefined],
+      ['for', true, ['1h', '8h', '24h', '1w', 'until']],
+      ['time', false, undefined],
     ]);
     expect(byName('unsnooze').options.map((o: any) => [o.name, o.autocomplete])).toEqual([['id', true]]);
     expect(dcApi.refused).toEqual([]);
@@ -340,11 +396,27 @@ describe(`noise control in Discord (${engineName})`, () => {
     const wrong = slash('quiet', { start: '9pm', end: '06:30' });
     await b.handleInteraction(wrong);
     const refusal = onlyCallback(dcApi, wrong).data;
-    expect(refusal.content).toBe('"9pm" is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.\nUsage: /quiet [start:…] [end:…] [timezone:…]');
+    expect(refusal.content).toBe('"9pm" is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.\nUsage: /quiet [start:…] [end:…] [timezone:…] [channels:…]');
     expect(refusal.flags & 64).toBe(64);
     const shown = slash('quiet');
     await b.handleInteraction(shown);
     expect(onlyCallback(dcApi, shown).data.content).toMatch(/^Quiet hours: 21:30 to 06:30 Asia\/Tokyo/);
+    const held = slash('quiet', { start: '21:30', end: '06:30', channels: 'discord webhook' });
+    await b.handleInteraction(held);
+    expect(onlyCallback(dcApi, held).data.content).toMatch(/In that time Discord and Webhook alerts are held/);
+    expect(await getAccountPreferences({ ctx })).toEqual({ timezone: 'Asia/Tokyo', quietHours: { start: '21:30', end: '06:30', channels: ['Discord', 'Webhook'] } });
+    const badChannel = slash('quiet', { start: '21:30', end: '06:30', channels: 'sms' });
+    await b.handleInteraction(badChannel);
+    expect(onlyCallback(dcApi, badChannel).data.content).toBe('"sms" is not a channel: use telegram, discord, webhook or inbox.\nUsage: /quiet [start:…] [end:…] [timezone:…] [channels:…]');
+
+    // Snooze until a time, read in Asia/Tokyo (UTC+9).
+    const until = slash('snooze', { id, for: 'until', time: '2030-01-15 22:00' });
+    await b.handleInteraction(until);
+    expect(onlyCallback(dcApi, until).data.content).toBe(`Snoozed alert ${id} until 2030-01-15 22:00 Asia/Tokyo: until then its alerts go to your inbox only.`);
+    expect((await getPreferences({ ctx, input: { subscriptionId: id } })).snoozedUntil).toBe(SNOOZE_END);
+    const past = slash('snooze', { id, for: 'until', time: '2021-01-01 00:00' });
+    await b.handleInteraction(past);
+    expect(onlyCallback(dcApi, past).data.content).toMatch(/^That time has passed: give a time to come\./);
     const off = slash('quiet', { start: 'off' });
     await b.handleInteraction(off);
     expect(onlyCallback(dcApi, off).data.content).toBe('Quiet hours off ✓: alerts are sent at any hour.');

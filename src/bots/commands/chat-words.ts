@@ -1,3 +1,4 @@
+import { listWords } from './shared.js';
 import type { ErrorSubject, ServiceError, ValidationIssue } from '../../services/errors.js';
 
 // Service errors in the words of a chat: no field paths, no setting names. REST keeps the messages.
@@ -60,6 +61,9 @@ export function validationWords(err: ServiceError): string {
 /** An identifier a person would not write: snake_case, camelCase or a setting name. */
 const API_WORD = /\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|\bMAX_[A-Z_]+\b|Subscription/;
 
+/** The channel words /quiet takes, as a person types them (see quiet.ts). */
+export const QUIET_CHANNEL_WORDS = ['telegram', 'discord', 'webhook', 'inbox'] as const;
+
 const ID_FIELDS = new Set(['marketId', 'eventId', 'watchlistId', 'watchListId', 'subscriptionId', 'event']);
 
 function issueWords(issue: ValidationIssue): string | undefined {
@@ -71,6 +75,8 @@ function issueWords(issue: ValidationIssue): string | undefined {
   if (field === 'watchlist' && issue.code === 'too_big') return `A watchlist id or name is at most ${issue.bound} characters.`;
   if (field === 'start' || field === 'end') return `${given} is not a time: write it as HH:MM on a 24-hour clock, like 22:00 or 07:30.`;
   if (field === 'quietHours' && issue.code === 'custom') return 'Quiet hours must start and end at different times.';
+  if (field === 'until' && issue.code === 'custom') return 'That time has passed: give a time to come.';
+  if (field === 'channels') return `${given} is not a channel: use ${listWords(QUIET_CHANNEL_WORDS)}.`;
   if (field === 'timezone') return `${given} is not a time zone I know: use a name like Europe/Paris, America/New_York or UTC.`;
   if (field !== undefined && ID_FIELDS.has(field) && issue.code === 'too_big') return `That id is too long: at most ${issue.bound} characters.`;
   return undefined;
