@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { insertAccountWithToken } from '../src/services/accounts/index.js';
 import { Receiver } from './receiver.js';
-import { percentile } from './support.js';
+import { call, cpuProfileArgs, freePort, percentile, stopChild } from './support.js';
 
 // End to end on real processes: a price move made through the simulator's control endpoint, sent
 // on its market WebSocket, read by the engine, written to the outbox, sent by the delivery worker
@@ -50,16 +49,6 @@ export interface EndToEndResult {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const cpuProfileArgs = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
-
 interface Child {
   name: string;
   process: ChildProcess;
@@ -100,24 +89,6 @@ function startChild(name: string, entry: string, env: Record<string, string | un
       reject(new Error(`${entry} exited with ${code}:\n${child.output}`));
     });
   });
-}
-
-async function stopChild(child: Child): Promise<void> {
-  if (child.process.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
-  child.process.kill('SIGTERM');
-  await exited;
-}
-
-async function call(url: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(url, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`);
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ClientResult } from './ingest-client.js';
 import { recordFeed, startFeedServer, type FeedServer } from './ingest-feed.js';
-import { fmt, machine, mb, printTable } from './support.js';
+import { cpuProfileArgs, fmt, machine, mb, printTable } from './support.js';
 
 export interface IngestBenchOptions {
   markets: number;
@@ -38,7 +38,7 @@ async function runSide(side: Side, server: FeedServer, o: IngestBenchOptions, me
   const entry = fileURLToPath(new URL('./ingest-client.ts', import.meta.url));
   const child: ChildProcess = spawn(
     process.execPath,
-    [...process.execArgv, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), entry, side, server.wsUrl, server.httpUrl, String(o.markets), String(o.rules), String(o.seed)],
+    [...process.execArgv, ...cpuProfileArgs(), entry, side, server.wsUrl, server.httpUrl, String(o.markets), String(o.rules), String(o.seed)],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, LOG_LEVEL: 'warn' } },
   );
   // Every message is kept from the start: the child may say "ready" before the server's subscribed signal.

@@ -1,13 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import { fmt, machine, printTable, serviceArgs } from './support.js';
+import { call, cpuProfileArgs, fmt, freePort, machine, printTable, serviceArgs, stopChild } from './support.js';
 
 // The REST hot path under load: autocannon in this process against the service as `npm start`
 // runs it (`node dist/main.js` with npm start's node options: the same middleware, request logging, auth and rate limits) in a
@@ -38,14 +37,6 @@ export function restBenchOptions(args: string[]): RestBenchOptions {
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Child {
@@ -55,8 +46,6 @@ interface Child {
   logBytes: number;
   counting: boolean;
 }
-
-const cpuProfileArgs = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
 
 /** Spawns `node args`; its log goes to `logFile` as an operator's would go to a file. */
 function startChild(args: string[], env: Record<string, string>, logFile: string): Child {
@@ -77,13 +66,6 @@ function startChild(args: string[], env: Record<string, string>, logFile: string
   return child;
 }
 
-async function stopChild(child: Child): Promise<void> {
-  if (child.process.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
-  child.process.kill('SIGTERM');
-  await exited;
-}
-
 async function until<T>(check: () => Promise<T | undefined>, what: string, child: Child, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -93,17 +75,6 @@ async function until<T>(check: () => Promise<T | undefined>, what: string, child
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${child.output}`);
     await sleep(100);
   }
-}
-
-async function call(url: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(url, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`);
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
 interface Row {

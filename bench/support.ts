@@ -1,4 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -53,4 +55,36 @@ export function serviceArgs(): string[] {
   const node = words.indexOf('node');
   if (node < 0 || words.at(-1) !== 'dist/main.js') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
   return words.slice(node + 1);
+}
+
+/** A port free on 127.0.0.1 a moment ago, for a child process to listen on. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** `BENCH_CPU_PROF=<dir>`: node's options for a CPU profile of a child process. */
+export const cpuProfileArgs = (): string[] => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+
+/** SIGTERM, then waits for the exit (at once when it has exited). */
+export async function stopChild(child: { process: ChildProcess }): Promise<void> {
+  if (child.process.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
+  child.process.kill('SIGTERM');
+  await exited;
+}
+
+/** A JSON call to the service under test; anything but 2xx throws with the answer. */
+export async function call(url: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`);
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
