@@ -1,0 +1,270 @@
+import type { MoveRuleType, MoveWindow } from '../domain/enums.js';
+import { Lane } from './lane.js';
+import { KIND_EITHER, moveFiring, moveKind, moveOf, validMove, windowMsOf, type WindowExtremes } from './move-rules.js';
+import { initialPauseEnd, type CompiledRule, type Firing } from './rules.js';
+
+const OUT = 0;
+const ARMED = 1;
+/** Fired (Recurring): waits until its move no longer holds before it can fire again. */
+const HOLDING = 2;
+
+/**
+ * A window's lowest (or highest) price as a monotonic deque of the prices displayed in it. A price
+ * is displayed from its time until the next one arrives, so it stays in the window until the next
+ * one is older than the window: a price held for two hours is still the window's start an hour ago.
+ */
+class ExtremeDeque {
+  private at: number[] = [];
+  private until: number[] = [];
+  private price: number[] = [];
+  private head = 0;
+
+  constructor(private readonly lowest: boolean) {}
+
+  push(atMs: number, price: number): void {
+    const p = this.price;
+    let n = p.length;
+    // The previous price is always the last entry: nothing but this push takes an entry off the back.
+    if (n > this.head) this.until[n - 1] = atMs;
+    while (n > this.head && (this.lowest ? p[n - 1] >= price : p[n - 1] <= price)) n--;
+    p.length = n;
+    this.at.length = n;
+    this.until.length = n;
+    p.push(price);
+    this.at.push(atMs);
+    this.until.push(Infinity);
+  }
+
+  /** Drops the prices that stopped being displayed at or before `cutoffMs` (never the current one). */
+  expire(cutoffMs: number): void {
+    const until = this.until;
+    while (until[this.head] <= cutoffMs) this.head++;
+    if (this.head > 32 && this.head * 2 > until.length) {
+      this.at.splice(0, this.head);
+      this.until.splice(0, this.head);
+      this.price.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  clear(): void {
+    this.at.length = 0;
+    this.until.length = 0;
+    this.price.length = 0;
+    this.head = 0;
+  }
+
+  get value(): number { return this.price[this.head]; }
+  get valueAtMs(): number { return this.at[this.head]; }
+}
+
+/** The rules of one window length on one token watching one kind of move, by threshold. */
+class MoveGroup {
+  readonly armed = new Lane();
+  readonly holding = new Lane();
+}
+
+/** One window length on one token: its extremes and the rules measuring over it. */
+class WindowTrack {
+  readonly low = new ExtremeDeque(true);
+  readonly high = new ExtremeDeque(false);
+  readonly groups: (MoveGroup | null)[] = [null, null, null];
+  readonly extremes: WindowExtremes = { low: NaN, lowAtMs: NaN, high: NaN, highAtMs: NaN };
+  /** Rules in this book on this track, whatever their state: the track lives while any is there. */
+  rules = 0;
+
+  constructor(readonly windowMs: number) {}
+
+  group(kind: number): MoveGroup {
+    return (this.groups[kind] ??= new MoveGroup());
+  }
+}
+
+class MoveRule {
+  readonly ruleId: number;
+  readonly subscriptionId: string;
+  readonly marketId: string;
+  readonly token: string;
+  readonly type: MoveRuleType;
+  readonly window: MoveWindow | undefined;
+  readonly kind: number;
+  readonly threshold: number;
+  readonly oneTime: boolean;
+  readonly intervalMs: number;
+  readonly expiresAtMs: number;
+  enabled: boolean;
+  pauseEnd: number;
+  state = OUT;
+
+  constructor(rule: CompiledRule, readonly tokenIndex: number, readonly track: WindowTrack | null, nowMs: number) {
+    this.ruleId = rule.ruleId;
+    this.subscriptionId = rule.subscriptionId;
+    this.marketId = rule.marketId;
+    this.token = rule.token;
+    this.type = rule.type as MoveRuleType;
+    this.window = rule.window;
+    this.kind = moveKind(this.type);
+    this.threshold = rule.threshold;
+    this.oneTime = rule.oneTime;
+    this.intervalMs = rule.oneTime ? 0 : rule.intervalMs;
+    this.expiresAtMs = rule.expiresAtMs ?? Infinity;
+    this.enabled = rule.enabled;
+    this.pauseEnd = initialPauseEnd(rule, nowMs);
+  }
+}
+
+/**
+ * The window-move rules of the rule index (`Moves Up By`, `Moves Down By`, `Moves By`). Per token,
+ * per window length that has rules: monotonic deques of the window's lowest and highest prices;
+ * per (window, kind): armed and holding rules sorted by threshold. A price costs O(window lengths
+ * on the token) plus, per kind with rules, two binary searches and the rules that fire or re-arm.
+ * Same semantics as the reference evaluator (docs/engine.md "Window moves").
+ */
+export class MoveBook {
+  private readonly rules: (MoveRule | undefined)[] = [];
+  /** Per dense token index: its window tracks, shortest first; undefined when it has no move rules. */
+  private readonly tracks: (WindowTrack[] | undefined)[] = [];
+
+  has(ruleId: number): boolean {
+    return this.rules[ruleId] !== undefined;
+  }
+
+  /** Whether the token has move rules (the index skips `sample` otherwise). */
+  follows(tokenIndex: number): boolean {
+    return this.tracks[tokenIndex] !== undefined;
+  }
+
+  /** `price`: the token's known price (NaN when none), the first price of a new window. */
+  add(rule: CompiledRule, tokenIndex: number, price: number, nowMs: number): void {
+    let track: WindowTrack | null = null;
+    if (validMove(rule)) {
+      const windowMs = windowMsOf(rule);
+      const tracks = (this.tracks[tokenIndex] ??= []);
+      track = tracks.find((t) => t.windowMs === windowMs) ?? null;
+      if (track === null) {
+        track = new WindowTrack(windowMs);
+        tracks.push(track);
+        tracks.sort((a, b) => a.windowMs - b.windowMs);
+        if (price === price) {
+          track.low.push(nowMs, price);
+          track.high.push(nowMs, price);
+        }
+      }
+      track.rules++;
+    }
+    const stored = new MoveRule(rule, tokenIndex, track, nowMs);
+    this.rules[rule.ruleId] = stored;
+    if (stored.enabled) this.activate(stored, nowMs);
+  }
+
+  remove(ruleId: number): void {
+    const rule = this.rules[ruleId];
+    if (rule === undefined) return;
+    this.deactivate(rule);
+    this.rules[ruleId] = undefined;
+    const track = rule.track;
+    if (track === null || --track.rules > 0) return;
+    const tracks = this.tracks[rule.tokenIndex]!;
+    tracks.splice(tracks.indexOf(track), 1);
+    if (tracks.length === 0) this.tracks[rule.tokenIndex] = undefined;
+  }
+
+  /** Pause (false) or restart (true); a restart clears the Recurring pause and the holding. */
+  setEnabled(ruleId: number, enabled: boolean, nowMs: number): void {
+    const rule = this.rules[ruleId];
+    if (rule === undefined || rule.enabled === enabled) return;
+    rule.enabled = enabled;
+    if (!enabled) {
+      this.deactivate(rule);
+      return;
+    }
+    rule.pauseEnd = -Infinity;
+    this.activate(rule, nowMs);
+  }
+
+  /** The token's windows lose their prices: what happened while it was unknown is not a move. */
+  forget(tokenIndex: number): void {
+    for (const track of this.tracks[tokenIndex] ?? []) {
+      track.low.clear();
+      track.high.clear();
+    }
+  }
+
+  /** A displayed price of the token: enters its windows, then fires the rules whose move it reaches. */
+  sample(tokenIndex: number, price: number, nowMs: number, out: Firing[]): void {
+    const tracks = this.tracks[tokenIndex]!;
+    for (let i = 0; i < tracks.length; i++) {
+      const track = tracks[i];
+      track.low.push(nowMs, price);
+      track.high.push(nowMs, price);
+      const cutoff = nowMs - track.windowMs;
+      track.low.expire(cutoff);
+      track.high.expire(cutoff);
+      const w = track.extremes;
+      w.low = track.low.value;
+      w.lowAtMs = track.low.valueAtMs;
+      w.high = track.high.value;
+      w.highAtMs = track.high.valueAtMs;
+      for (let kind = 0; kind <= KIND_EITHER; kind++) {
+        const group = track.groups[kind];
+        if (group !== null) this.evaluate(track, group, kind, moveOf(kind, price, w), price, nowMs, out);
+      }
+    }
+  }
+
+  /** Re-arms the holding rules whose move no longer holds, then fires the armed ones it reaches. */
+  private evaluate(track: WindowTrack, group: MoveGroup, kind: number, move: number, price: number, nowMs: number, out: Firing[]): void {
+    const { armed, holding } = group;
+    holding.settle();
+    const from = holding.upperBound(move);
+    if (from < holding.sortedN) {
+      for (let i = from; i < holding.sortedN; i++) {
+        const rule = this.rules[holding.id[i]]!;
+        rule.state = ARMED;
+        armed.push(holding.t[i], rule.ruleId);
+      }
+      holding.cut(from, holding.sortedN);
+    }
+    armed.settle();
+    const hi = armed.upperBound(move);
+    if (hi === 0) return;
+    const { id, t } = armed;
+    let kept = 0;
+    for (let i = 0; i < hi; i++) {
+      const rule = this.rules[id[i]]!;
+      if (nowMs >= rule.expiresAtMs) {
+        rule.state = OUT;
+        continue;
+      }
+      if (nowMs < rule.pauseEnd) {
+        id[kept] = id[i];
+        t[kept++] = t[i];
+        continue;
+      }
+      out.push(moveFiring(rule, kind, price, track.extremes, track.windowMs, nowMs));
+      if (rule.oneTime) {
+        rule.enabled = false;
+        rule.state = OUT;
+      } else {
+        if (rule.intervalMs > 0) rule.pauseEnd = nowMs + rule.intervalMs;
+        rule.state = HOLDING;
+        holding.push(rule.threshold, rule.ruleId);
+      }
+    }
+    armed.cut(kept, hi);
+  }
+
+  private activate(rule: MoveRule, nowMs: number): void {
+    if (rule.track === null || nowMs >= rule.expiresAtMs) return;
+    rule.state = ARMED;
+    rule.track.group(rule.kind).armed.push(rule.threshold, rule.ruleId);
+  }
+
+  private deactivate(rule: MoveRule): void {
+    const state = rule.state;
+    rule.state = OUT;
+    if (state === OUT) return;
+    const group = rule.track!.group(rule.kind);
+    (state === ARMED ? group.armed : group.holding).remove(rule.threshold, rule.ruleId);
+  }
+}
