@@ -99,6 +99,11 @@ export class RuleIndex implements AlertEvaluator {
     return this.rules.isAlive(ruleId) ? SIDE_NAMES[this.rules.side(ruleId)] : null;
   }
 
+  /** Whether a window-move rule fired and its move still holds, for a reload to hand back as `CompiledRule.moveHolding`. */
+  moveHolding(ruleId: number): boolean {
+    return this.moves.holding(ruleId);
+  }
+
   add(rule: CompiledRule, nowMs: number): readonly Firing[] {
     this.remove(rule.ruleId);
     if (isMoveRuleType(rule.type)) {

@@ -154,7 +154,7 @@ export class MoveBook {
     }
     const stored = new MoveRule(rule, tokenIndex, track, nowMs);
     this.rules[rule.ruleId] = stored;
-    if (stored.enabled) this.activate(stored, nowMs);
+    if (stored.enabled) this.activate(stored, nowMs, rule.moveHolding === true && !rule.oneTime);
   }
 
   remove(ruleId: number): void {
@@ -162,11 +162,9 @@ export class MoveBook {
     if (rule === undefined) return;
     this.deactivate(rule);
     this.rules[ruleId] = undefined;
-    const track = rule.track;
-    if (track === null || --track.rules > 0) return;
-    const tracks = this.tracks[rule.tokenIndex]!;
-    tracks.splice(tracks.indexOf(track), 1);
-    if (tracks.length === 0) this.tracks[rule.tokenIndex] = undefined;
+    // A track left without rules keeps its prices until the token's price is forgotten: a reload
+    // takes a subscription's rules out and puts them back, and must not cut the windows short.
+    if (rule.track !== null) rule.track.rules--;
   }
 
   /** Pause (false) or restart (true); a restart clears the Recurring pause and the holding. */
@@ -182,12 +180,19 @@ export class MoveBook {
     this.activate(rule, nowMs);
   }
 
-  /** The token's windows lose their prices: what happened while it was unknown is not a move. */
+  /**
+   * The token's windows lose their prices (what happened while it was unknown is no move), and
+   * the windows no rule measures over any more go.
+   */
   forget(tokenIndex: number): void {
-    for (const track of this.tracks[tokenIndex] ?? []) {
+    const tracks = this.tracks[tokenIndex];
+    if (tracks === undefined) return;
+    const kept = tracks.filter((t) => t.rules > 0);
+    for (const track of kept) {
       track.low.clear();
       track.high.clear();
     }
+    this.tracks[tokenIndex] = kept.length > 0 ? kept : undefined;
   }
 
   /** A displayed price of the token: enters its windows, then fires the rules whose move it reaches. */
@@ -254,10 +259,16 @@ export class MoveBook {
     armed.cut(kept, hi);
   }
 
-  private activate(rule: MoveRule, nowMs: number): void {
+  private activate(rule: MoveRule, nowMs: number, holding = false): void {
     if (rule.track === null || nowMs >= rule.expiresAtMs) return;
-    rule.state = ARMED;
-    rule.track.group(rule.kind).armed.push(rule.threshold, rule.ruleId);
+    rule.state = holding ? HOLDING : ARMED;
+    const group = rule.track.group(rule.kind);
+    (holding ? group.holding : group.armed).push(rule.threshold, rule.ruleId);
+  }
+
+  /** Whether a rule fired and waits for its move to drop below its threshold (for a reload to hand back). */
+  holding(ruleId: number): boolean {
+    return this.rules[ruleId]?.state === HOLDING;
   }
 
   private deactivate(rule: MoveRule): void {

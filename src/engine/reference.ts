@@ -61,6 +61,7 @@ class ReferenceMoveRule {
     this.windowMs = validMove(rule) ? windowMsOf(rule) : NaN;
     this.enabled = rule.enabled;
     this.pauseEnd = initialPauseEnd(rule, nowMs);
+    this.holding = rule.moveHolding === true && !rule.oneTime;
   }
 }
 
@@ -113,9 +114,9 @@ export class ReferenceEvaluator implements AlertEvaluator {
     const move = this.moves.get(ruleId);
     if (move !== undefined) {
       this.moves.delete(ruleId);
-      const key = `${move.rule.token} ${move.windowMs}`;
-      const window = this.windows.get(key);
-      if (window !== undefined && --window.rules === 0) this.windows.delete(key);
+      const window = this.windows.get(`${move.rule.token} ${move.windowMs}`);
+      // A window keeps its prices until the token's price is forgotten, rules or not.
+      if (window !== undefined) window.rules--;
       return;
     }
     const at = this.positions.get(ruleId);
@@ -248,7 +249,11 @@ export class ReferenceEvaluator implements AlertEvaluator {
 
   forgetPrice(token: string): void {
     this.prices.delete(token);
-    for (const [key, window] of this.windows) if (key.startsWith(`${token} `)) window.samples = [];
+    for (const [key, window] of this.windows) {
+      if (!key.startsWith(`${token} `)) continue;
+      if (window.rules > 0) window.samples = [];
+      else this.windows.delete(key);
+    }
   }
 
   /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */

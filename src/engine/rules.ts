@@ -45,6 +45,11 @@ export interface CompiledRule {
   rearmBand?: number;
   /** Restores a band not yet passed when rules are reloaded: the direction of that firing. */
   rearmAfter?: RearmSide | null;
+  /**
+   * `Moves … By`, Recurring: restores, when rules are reloaded, that the rule fired and its move
+   * still held (it waits for the move to drop below its threshold before it can fire again).
+   */
+  moveHolding?: boolean;
 }
 
 /** The direction of the firing whose re-arm band the price has not gone back past yet. */

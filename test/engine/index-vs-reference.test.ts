@@ -50,6 +50,7 @@ const ruleSpec = (maxRules: number, types: readonly CompiledRule['type'][] = [..
   firedAgoMs: fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 24 * 60 * MIN }), weight: 1 }),
   rearmPoints: rearmPoints,
   rearmAfter: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.constantFrom('up' as const, 'down' as const), weight: 1 }),
+  moveHolding: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
 });
 type RuleSpec = ReturnType<typeof ruleSpec> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -61,7 +62,7 @@ function compile(spec: RuleSpec, nowMs: number): CompiledRule {
     token: spec.token,
     type: spec.type,
     threshold: spec.type === CROSSING_STEP ? spec.step : isMoveRuleType(spec.type) ? spec.movePoints : spec.threshold,
-    ...(isMoveRuleType(spec.type) ? { window: spec.window } : {}),
+    ...(isMoveRuleType(spec.type) ? { window: spec.window, moveHolding: spec.moveHolding } : {}),
     oneTime: spec.oneTime,
     intervalMs: TRIGGER_INTERVAL_MS[spec.interval],
     expiresAtMs: spec.expiresInMs === null ? null : nowMs + spec.expiresInMs,
