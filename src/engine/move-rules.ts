@@ -33,7 +33,10 @@ export function moveBetween(a: number, b: number): number {
   return Math.round((a - b) * 1e9) / 1e9;
 }
 
-/** What a window says about the price now: its extremes and when they were displayed. */
+/**
+ * What a window says about the price now: its extremes and the last moment each was displayed
+ * (when the next price replaced it; Infinity for the price displayed now).
+ */
 export interface WindowExtremes {
   low: number;
   lowAtMs: number;
@@ -54,12 +57,12 @@ export function moveOf(kind: number, price: number, w: WindowExtremes): number {
  */
 export function moveFiring(
   rule: Pick<CompiledRule, 'ruleId' | 'subscriptionId' | 'marketId' | 'token' | 'type' | 'window'>,
-  kind: number, price: number, w: WindowExtremes, windowMs: number, nowMs: number,
+  kind: number, price: number, w: WindowExtremes, nowMs: number,
 ): Firing {
   const rose = kind === KIND_UP || (kind === KIND_EITHER && moveBetween(price, w.low) >= moveBetween(w.high, price));
   const from = rose ? w.low : w.high;
-  // An extreme displayed since before the window began was displayed at its start.
-  const fromMs = Math.max(rose ? w.lowAtMs : w.highAtMs, nowMs - windowMs);
+  // The move started when the price left the extreme (a firing's extreme is never the price now).
+  const fromMs = Math.min(rose ? w.lowAtMs : w.highAtMs, nowMs);
   return {
     ruleId: rule.ruleId, subscriptionId: rule.subscriptionId, marketId: rule.marketId, token: rule.token,
     ruleType: rule.type, previousPrice: from, price, atMs: nowMs,

@@ -14,7 +14,6 @@ const HOLDING = 2;
  * one is older than the window: a price held for two hours is still the window's start an hour ago.
  */
 class ExtremeDeque {
-  private at: number[] = [];
   private until: number[] = [];
   private price: number[] = [];
   private head = 0;
@@ -28,10 +27,8 @@ class ExtremeDeque {
     if (n > this.head) this.until[n - 1] = atMs;
     while (n > this.head && (this.lowest ? p[n - 1] >= price : p[n - 1] <= price)) n--;
     p.length = n;
-    this.at.length = n;
     this.until.length = n;
     p.push(price);
-    this.at.push(atMs);
     this.until.push(Infinity);
   }
 
@@ -40,7 +37,6 @@ class ExtremeDeque {
     const until = this.until;
     while (until[this.head] <= cutoffMs) this.head++;
     if (this.head > 32 && this.head * 2 > until.length) {
-      this.at.splice(0, this.head);
       this.until.splice(0, this.head);
       this.price.splice(0, this.head);
       this.head = 0;
@@ -48,14 +44,14 @@ class ExtremeDeque {
   }
 
   clear(): void {
-    this.at.length = 0;
     this.until.length = 0;
     this.price.length = 0;
     this.head = 0;
   }
 
   get value(): number { return this.price[this.head]; }
-  get valueAtMs(): number { return this.at[this.head]; }
+  /** The last moment the extreme was displayed: when the next price replaced it. */
+  get valueUntilMs(): number { return this.until[this.head]; }
 }
 
 /** The rules of one window length on one token watching one kind of move, by threshold. */
@@ -207,9 +203,9 @@ export class MoveBook {
       track.high.expire(cutoff);
       const w = track.extremes;
       w.low = track.low.value;
-      w.lowAtMs = track.low.valueAtMs;
+      w.lowAtMs = track.low.valueUntilMs;
       w.high = track.high.value;
-      w.highAtMs = track.high.valueAtMs;
+      w.highAtMs = track.high.valueUntilMs;
       for (let kind = 0; kind <= KIND_EITHER; kind++) {
         const group = track.groups[kind];
         if (group !== null) this.evaluate(track, group, kind, moveOf(kind, price, w), price, nowMs, out);
@@ -246,7 +242,7 @@ export class MoveBook {
         t[kept++] = t[i];
         continue;
       }
-      out.push(moveFiring(rule, kind, price, track.extremes, track.windowMs, nowMs));
+      out.push(moveFiring(rule, kind, price, track.extremes, nowMs));
       if (rule.oneTime) {
         rule.enabled = false;
         rule.state = OUT;

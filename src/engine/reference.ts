@@ -196,7 +196,7 @@ export class ReferenceEvaluator implements AlertEvaluator {
       }
       const live = rule.expiresAtMs === null || nowMs < rule.expiresAtMs;
       if (!live || nowMs < move.pauseEnd || amount < rule.threshold) continue;
-      firings.push(moveFiring(rule, kind, price, w, move.windowMs, nowMs));
+      firings.push(moveFiring(rule, kind, price, w, nowMs));
       if (rule.oneTime) move.enabled = false;
       else {
         if (rule.intervalMs > 0) move.pauseEnd = nowMs + rule.intervalMs;
@@ -299,22 +299,22 @@ export class ReferenceEvaluator implements AlertEvaluator {
 }
 
 /**
- * The lowest and highest price displayed at some moment after `cutoffMs`: a price is displayed
- * until the next one arrives. Of equal extremes, the latest.
+ * The lowest and highest price displayed at some moment after `cutoffMs` (a price is displayed
+ * until the next one arrives), each with the last moment it was displayed. Of equal extremes, the latest.
  */
 function windowExtremes(samples: ReadonlyArray<{ atMs: number; price: number }>, cutoffMs: number): WindowExtremes {
   const w: WindowExtremes = { low: Infinity, lowAtMs: NaN, high: -Infinity, highAtMs: NaN };
   for (let i = 0; i < samples.length; i++) {
     const until = i + 1 < samples.length ? samples[i + 1].atMs : Infinity;
     if (until <= cutoffMs) continue;
-    const { atMs, price } = samples[i];
+    const { price } = samples[i];
     if (price <= w.low) {
       w.low = price;
-      w.lowAtMs = atMs;
+      w.lowAtMs = until;
     }
     if (price >= w.high) {
       w.high = price;
-      w.highAtMs = atMs;
+      w.highAtMs = until;
     }
   }
   return w;
