@@ -31,6 +31,8 @@ export class RuleIndex implements AlertEvaluator {
   private readonly firer = new Firer(this.rules, this.heap);
   /** The window-move rules (`Moves … By`), beside the price rules under the same rule ids. */
   private readonly moves = new MoveBook();
+  /** Reused by every price of a token with move rules, so a quiet one allocates nothing. */
+  private readonly moveFirings: Firing[] = [];
   private count = 0;
 
   /** `reportBandChanges`: keep the list `takeBandChanges` answers (the runner saves it; a replay need not). */
@@ -179,10 +181,12 @@ export class RuleIndex implements AlertEvaluator {
   /** The price rules' firings and then the move rules' on the same price. */
   private withMoves(tokenIndex: number, price: number, nowMs: number): readonly Firing[] {
     const firings = this.firer.flush();
-    const out: Firing[] = [];
+    const out = this.moveFirings;
     this.moves.sample(tokenIndex, price, nowMs, out);
     if (out.length === 0) return firings;
-    return firings.length === 0 ? out : [...firings, ...out];
+    const all = firings.length === 0 ? out.slice() : [...firings, ...out];
+    out.length = 0;
+    return all;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { MoveRuleType, MoveWindow } from '../domain/enums.js';
 import { Lane } from './lane.js';
+import { PauseHeap } from './pause-heap.js';
 import { KIND_EITHER, moveFiring, moveKind, moveOf, validMove, windowMsOf, type WindowExtremes } from './move-rules.js';
 import { initialPauseEnd, type CompiledRule, type Firing } from './rules.js';
 
@@ -7,6 +8,11 @@ const OUT = 0;
 const ARMED = 1;
 /** Fired (Recurring): waits until its move no longer holds before it can fire again. */
 const HOLDING = 2;
+/**
+ * Armed but in its Recurring pause: waits in the pause heap, out of the lanes, so a move that
+ * holds does not walk past it on every price (it joins the armed lane when the pause ends).
+ */
+const PAUSED = 3;
 
 /**
  * A window's lowest (or highest) price as a monotonic deque of the prices displayed in it. A price
@@ -14,44 +20,57 @@ const HOLDING = 2;
  * one is older than the window: a price held for two hours is still the window's start an hour ago.
  */
 class ExtremeDeque {
-  private until: number[] = [];
-  private price: number[] = [];
+  private until = new Float64Array(8);
+  private price = new Float64Array(8);
   private head = 0;
+  private tail = 0;
 
   constructor(private readonly lowest: boolean) {}
 
   push(atMs: number, price: number): void {
     const p = this.price;
-    let n = p.length;
+    let n = this.tail;
     // The previous price is always the last entry: nothing but this push takes an entry off the back.
     if (n > this.head) this.until[n - 1] = atMs;
     while (n > this.head && (this.lowest ? p[n - 1] >= price : p[n - 1] <= price)) n--;
-    p.length = n;
-    this.until.length = n;
-    p.push(price);
-    this.until.push(Infinity);
+    if (n === this.price.length) n = this.makeRoom(n);
+    this.price[n] = price;
+    this.until[n] = Infinity;
+    this.tail = n + 1;
   }
 
   /** Drops the prices that stopped being displayed at or before `cutoffMs` (never the current one). */
   expire(cutoffMs: number): void {
     const until = this.until;
-    while (until[this.head] <= cutoffMs) this.head++;
-    if (this.head > 32 && this.head * 2 > until.length) {
-      this.until.splice(0, this.head);
-      this.price.splice(0, this.head);
-      this.head = 0;
-    }
+    while (this.head < this.tail && until[this.head] <= cutoffMs) this.head++;
   }
 
   clear(): void {
-    this.until.length = 0;
-    this.price.length = 0;
     this.head = 0;
+    this.tail = 0;
   }
 
   get value(): number { return this.price[this.head]; }
   /** The last moment the extreme was displayed: when the next price replaced it. */
   get valueUntilMs(): number { return this.until[this.head]; }
+
+  /** Full at `n`: moves the live entries to the front, or doubles the buffers; answers the new end. */
+  private makeRoom(n: number): number {
+    const live = n - this.head;
+    if (live * 2 > this.price.length) {
+      const price = new Float64Array(this.price.length * 2);
+      const until = new Float64Array(this.until.length * 2);
+      price.set(this.price.subarray(this.head, n));
+      until.set(this.until.subarray(this.head, n));
+      this.price = price;
+      this.until = until;
+    } else {
+      this.price.copyWithin(0, this.head, n);
+      this.until.copyWithin(0, this.head, n);
+    }
+    this.head = 0;
+    return live;
+  }
 }
 
 /** The rules of one window length on one token watching one kind of move, by threshold. */
@@ -120,6 +139,15 @@ export class MoveBook {
   private readonly rules: (MoveRule | undefined)[] = [];
   /** Per dense token index: its window tracks, shortest first; undefined when it has no move rules. */
   private readonly tracks: (WindowTrack[] | undefined)[] = [];
+  private readonly heap = new PauseHeap();
+
+  /** Grows both dense arrays through `index` with holes filled, so they stay fast packed arrays, never dictionaries. */
+  private reach(ruleId: number, tokenIndex: number): void {
+    const rules = this.rules;
+    while (rules.length <= ruleId) rules.push(undefined);
+    const tracks = this.tracks;
+    while (tracks.length <= tokenIndex) tracks.push(undefined);
+  }
 
   has(ruleId: number): boolean {
     return this.rules[ruleId] !== undefined;
@@ -132,6 +160,7 @@ export class MoveBook {
 
   /** `price`: the token's known price (NaN when none), the first price of a new window. */
   add(rule: CompiledRule, tokenIndex: number, price: number, nowMs: number): void {
+    this.reach(rule.ruleId, tokenIndex);
     let track: WindowTrack | null = null;
     if (validMove(rule)) {
       const windowMs = windowMsOf(rule);
@@ -193,6 +222,7 @@ export class MoveBook {
 
   /** A displayed price of the token: enters its windows, then fires the rules whose move it reaches. */
   sample(tokenIndex: number, price: number, nowMs: number, out: Firing[]): void {
+    if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.endPauses(nowMs);
     const tracks = this.tracks[tokenIndex]!;
     for (let i = 0; i < tracks.length; i++) {
       const track = tracks[i];
@@ -219,18 +249,14 @@ export class MoveBook {
     holding.settle();
     const from = holding.upperBound(move);
     if (from < holding.sortedN) {
-      for (let i = from; i < holding.sortedN; i++) {
-        const rule = this.rules[holding.id[i]]!;
-        rule.state = ARMED;
-        armed.push(holding.t[i], rule.ruleId);
-      }
+      for (let i = from; i < holding.sortedN; i++) this.arm(this.rules[holding.id[i]]!, group, nowMs);
       holding.cut(from, holding.sortedN);
     }
     armed.settle();
     const hi = armed.upperBound(move);
     if (hi === 0) return;
-    const { id, t } = armed;
-    let kept = 0;
+    // Every rule of the reached prefix leaves it: fired (holding or off), expired, or paused.
+    const id = armed.id;
     for (let i = 0; i < hi; i++) {
       const rule = this.rules[id[i]]!;
       if (nowMs >= rule.expiresAtMs) {
@@ -238,8 +264,8 @@ export class MoveBook {
         continue;
       }
       if (nowMs < rule.pauseEnd) {
-        id[kept] = id[i];
-        t[kept++] = t[i];
+        rule.state = PAUSED;
+        this.heap.push(rule.pauseEnd, rule.ruleId);
         continue;
       }
       out.push(moveFiring(rule, kind, price, track.extremes, nowMs));
@@ -252,14 +278,39 @@ export class MoveBook {
         holding.push(rule.threshold, rule.ruleId);
       }
     }
-    armed.cut(kept, hi);
+    armed.cut(0, hi);
   }
 
   private activate(rule: MoveRule, nowMs: number, holding = false): void {
     if (rule.track === null || nowMs >= rule.expiresAtMs) return;
-    rule.state = holding ? HOLDING : ARMED;
     const group = rule.track.group(rule.kind);
-    (holding ? group.holding : group.armed).push(rule.threshold, rule.ruleId);
+    if (holding) {
+      rule.state = HOLDING;
+      group.holding.push(rule.threshold, rule.ruleId);
+    } else this.arm(rule, group, nowMs);
+  }
+
+  /** Into the armed lane, or the pause heap while its Recurring pause lasts. */
+  private arm(rule: MoveRule, group: MoveGroup, nowMs: number): void {
+    if (nowMs < rule.pauseEnd) {
+      rule.state = PAUSED;
+      this.heap.push(rule.pauseEnd, rule.ruleId);
+      return;
+    }
+    rule.state = ARMED;
+    group.armed.push(rule.threshold, rule.ruleId);
+  }
+
+  /** Rules whose pause ended join their armed lanes (entries of rules since gone or re-added are dropped). */
+  private endPauses(nowMs: number): void {
+    const heap = this.heap;
+    while (heap.n !== 0 && heap.topKey() <= nowMs) {
+      const key = heap.topKey();
+      const rule = this.rules[heap.pop()];
+      if (rule === undefined || rule.state !== PAUSED || rule.pauseEnd !== key) continue;
+      rule.state = ARMED;
+      rule.track!.group(rule.kind).armed.push(rule.threshold, rule.ruleId);
+    }
   }
 
   /** Whether a rule fired and waits for its move to drop below its threshold (for a reload to hand back). */
@@ -270,7 +321,7 @@ export class MoveBook {
   private deactivate(rule: MoveRule): void {
     const state = rule.state;
     rule.state = OUT;
-    if (state === OUT) return;
+    if (state === OUT || state === PAUSED) return;
     const group = rule.track!.group(rule.kind);
     (state === ARMED ? group.armed : group.holding).remove(rule.threshold, rule.ruleId);
   }
