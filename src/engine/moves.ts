@@ -15,61 +15,50 @@ const HOLDING = 2;
 const PAUSED = 3;
 
 /**
- * A window's lowest (or highest) price as a monotonic deque of the prices displayed in it. A price
- * is displayed from its time until the next one arrives, so it stays in the window until the next
- * one is older than the window: a price held for two hours is still the window's start an hour ago.
+ * A token's lowest (or highest) prices as one monotonic deque that every window length of the token
+ * reads from a head of its own. A price is displayed from its time until the next one arrives
+ * (`until`), so it stays in a window until the next one is older than the window: a price held for
+ * two hours is still the window's start an hour ago. Entries run from older and more extreme to
+ * newer and less so; a window's extreme is the entry at its head.
  */
 class ExtremeDeque {
-  private until = new Float64Array(8);
-  private price = new Float64Array(8);
-  private head = 0;
-  private tail = 0;
+  until = new Float64Array(8);
+  price = new Float64Array(8);
+  tail = 0;
 
   constructor(private readonly lowest: boolean) {}
 
-  push(atMs: number, price: number): void {
+  /**
+   * Ends the previous price at `atMs` and drops the entries `price` dominates (it lasts longer and
+   * is as extreme); answers where `price` goes. The previous price is always the last entry.
+   */
+  drop(atMs: number, price: number): number {
     const p = this.price;
     let n = this.tail;
-    // The previous price is always the last entry: nothing but this push takes an entry off the back.
-    if (n > this.head) this.until[n - 1] = atMs;
-    while (n > this.head && (this.lowest ? p[n - 1] >= price : p[n - 1] <= price)) n--;
-    if (n === this.price.length) n = this.makeRoom(n);
+    if (n > 0) this.until[n - 1] = atMs;
+    while (n > 0 && (this.lowest ? p[n - 1] >= price : p[n - 1] <= price)) n--;
+    return n;
+  }
+
+  put(n: number, price: number): void {
     this.price[n] = price;
     this.until[n] = Infinity;
     this.tail = n + 1;
   }
 
-  /** Drops the prices that stopped being displayed at or before `cutoffMs` (never the current one). */
-  expire(cutoffMs: number): void {
-    const until = this.until;
-    while (this.head < this.tail && until[this.head] <= cutoffMs) this.head++;
-  }
-
-  clear(): void {
-    this.head = 0;
-    this.tail = 0;
-  }
-
-  get value(): number { return this.price[this.head]; }
-  /** The last moment the extreme was displayed: when the next price replaced it. */
-  get valueUntilMs(): number { return this.until[this.head]; }
-
-  /** Full at `n`: moves the live entries to the front, or doubles the buffers; answers the new end. */
-  private makeRoom(n: number): number {
-    const live = n - this.head;
-    if (live * 2 > this.price.length) {
+  /** Full: drops the `from` entries no window reads any more, or doubles the buffers. */
+  shift(from: number, n: number): void {
+    if ((n - from) * 2 > this.price.length) {
       const price = new Float64Array(this.price.length * 2);
       const until = new Float64Array(this.until.length * 2);
-      price.set(this.price.subarray(this.head, n));
-      until.set(this.until.subarray(this.head, n));
+      price.set(this.price.subarray(from, n));
+      until.set(this.until.subarray(from, n));
       this.price = price;
       this.until = until;
     } else {
-      this.price.copyWithin(0, this.head, n);
-      this.until.copyWithin(0, this.head, n);
+      this.price.copyWithin(0, from, n);
+      this.until.copyWithin(0, from, n);
     }
-    this.head = 0;
-    return live;
   }
 }
 
@@ -79,10 +68,10 @@ class MoveGroup {
   readonly holding = new Lane();
 }
 
-/** One window length on one token: its extremes and the rules measuring over it. */
+/** One window length on one token: where it starts in the token's deques, and the rules measuring over it. */
 class WindowTrack {
-  readonly low = new ExtremeDeque(true);
-  readonly high = new ExtremeDeque(false);
+  lowHead = 0;
+  highHead = 0;
   readonly groups: (MoveGroup | null)[] = [null, null, null];
   readonly extremes: WindowExtremes = { low: NaN, lowAtMs: NaN, high: NaN, highAtMs: NaN };
   /** Rules in this book on this track, whatever their state: the track lives while any is there. */
@@ -92,6 +81,82 @@ class WindowTrack {
 
   group(kind: number): MoveGroup {
     return (this.groups[kind] ??= new MoveGroup());
+  }
+}
+
+/** A token's windows: the two deques they share and one track per window length, shortest first. */
+class TokenWindows {
+  readonly low = new ExtremeDeque(true);
+  readonly high = new ExtremeDeque(false);
+  tracks: WindowTrack[] = [];
+
+  /** A new window length starts with the price displayed now (the last entry), when one is known. */
+  track(windowMs: number, price: number, nowMs: number): WindowTrack {
+    const known = this.tracks.find((t) => t.windowMs === windowMs);
+    if (known !== undefined) return known;
+    if (this.low.tail === 0 && price === price) this.push(nowMs, price);
+    const track = new WindowTrack(windowMs);
+    track.lowHead = Math.max(0, this.low.tail - 1);
+    track.highHead = Math.max(0, this.high.tail - 1);
+    this.tracks.push(track);
+    this.tracks.sort((a, b) => a.windowMs - b.windowMs);
+    return track;
+  }
+
+  push(atMs: number, price: number): void {
+    const tracks = this.tracks;
+    let n = this.low.drop(atMs, price);
+    if (n === this.low.price.length) {
+      let from = n;
+      for (const t of tracks) from = Math.min(from, t.lowHead);
+      this.low.shift(from, n);
+      for (const t of tracks) t.lowHead -= from;
+      n -= from;
+    }
+    this.low.put(n, price);
+    let m = this.high.drop(atMs, price);
+    if (m === this.high.price.length) {
+      let from = m;
+      for (const t of tracks) from = Math.min(from, t.highHead);
+      this.high.shift(from, m);
+      for (const t of tracks) t.highHead -= from;
+      m -= from;
+    }
+    this.high.put(m, price);
+    // A window whose extreme was dropped has the new price as its extreme.
+    for (let i = 0; i < tracks.length; i++) {
+      const t = tracks[i];
+      if (t.lowHead > n) t.lowHead = n;
+      if (t.highHead > m) t.highHead = m;
+    }
+  }
+
+  /** Moves a window's heads past the prices that stopped being displayed at or before its start, and reads its extremes. */
+  measure(t: WindowTrack, nowMs: number): WindowExtremes {
+    const cutoff = nowMs - t.windowMs;
+    const low = this.low;
+    let h = t.lowHead;
+    while (h < low.tail - 1 && low.until[h] <= cutoff) h++;
+    t.lowHead = h;
+    const high = this.high;
+    let g = t.highHead;
+    while (g < high.tail - 1 && high.until[g] <= cutoff) g++;
+    t.highHead = g;
+    const w = t.extremes;
+    w.low = low.price[h];
+    w.lowAtMs = low.until[h];
+    w.high = high.price[g];
+    w.highAtMs = high.until[g];
+    return w;
+  }
+
+  clear(): void {
+    this.low.tail = 0;
+    this.high.tail = 0;
+    for (const t of this.tracks) {
+      t.lowHead = 0;
+      t.highHead = 0;
+    }
   }
 }
 
@@ -137,8 +202,8 @@ class MoveRule {
  */
 export class MoveBook {
   private readonly rules: (MoveRule | undefined)[] = [];
-  /** Per dense token index: its window tracks, shortest first; undefined when it has no move rules. */
-  private readonly tracks: (WindowTrack[] | undefined)[] = [];
+  /** Per dense token index: its windows; undefined when it has no move rules. */
+  private readonly tracks: (TokenWindows | undefined)[] = [];
   private readonly heap = new PauseHeap();
 
   /** Grows both dense arrays through `index` with holes filled, so they stay fast packed arrays, never dictionaries. */
@@ -163,18 +228,7 @@ export class MoveBook {
     this.reach(rule.ruleId, tokenIndex);
     let track: WindowTrack | null = null;
     if (validMove(rule)) {
-      const windowMs = windowMsOf(rule);
-      const tracks = (this.tracks[tokenIndex] ??= []);
-      track = tracks.find((t) => t.windowMs === windowMs) ?? null;
-      if (track === null) {
-        track = new WindowTrack(windowMs);
-        tracks.push(track);
-        tracks.sort((a, b) => a.windowMs - b.windowMs);
-        if (price === price) {
-          track.low.push(nowMs, price);
-          track.high.push(nowMs, price);
-        }
-      }
+      track = (this.tracks[tokenIndex] ??= new TokenWindows()).track(windowMsOf(rule), price, nowMs);
       track.rules++;
     }
     const stored = new MoveRule(rule, tokenIndex, track, nowMs);
@@ -210,32 +264,22 @@ export class MoveBook {
    * the windows no rule measures over any more go.
    */
   forget(tokenIndex: number): void {
-    const tracks = this.tracks[tokenIndex];
-    if (tracks === undefined) return;
-    const kept = tracks.filter((t) => t.rules > 0);
-    for (const track of kept) {
-      track.low.clear();
-      track.high.clear();
-    }
-    this.tracks[tokenIndex] = kept.length > 0 ? kept : undefined;
+    const windows = this.tracks[tokenIndex];
+    if (windows === undefined) return;
+    windows.tracks = windows.tracks.filter((t) => t.rules > 0);
+    windows.clear();
+    if (windows.tracks.length === 0) this.tracks[tokenIndex] = undefined;
   }
 
   /** A displayed price of the token: enters its windows, then fires the rules whose move it reaches. */
   sample(tokenIndex: number, price: number, nowMs: number, out: Firing[]): void {
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.endPauses(nowMs);
-    const tracks = this.tracks[tokenIndex]!;
+    const windows = this.tracks[tokenIndex]!;
+    windows.push(nowMs, price);
+    const tracks = windows.tracks;
     for (let i = 0; i < tracks.length; i++) {
       const track = tracks[i];
-      track.low.push(nowMs, price);
-      track.high.push(nowMs, price);
-      const cutoff = nowMs - track.windowMs;
-      track.low.expire(cutoff);
-      track.high.expire(cutoff);
-      const w = track.extremes;
-      w.low = track.low.value;
-      w.lowAtMs = track.low.valueUntilMs;
-      w.high = track.high.value;
-      w.highAtMs = track.high.valueUntilMs;
+      const w = windows.measure(track, nowMs);
       for (let kind = 0; kind <= KIND_EITHER; kind++) {
         const group = track.groups[kind];
         if (group !== null) this.evaluate(track, group, kind, moveOf(kind, price, w), price, nowMs, out);
@@ -246,6 +290,9 @@ export class MoveBook {
   /** Re-arms the holding rules whose move no longer holds, then fires the armed ones it reaches. */
   private evaluate(track: WindowTrack, group: MoveGroup, kind: number, move: number, price: number, nowMs: number, out: Firing[]): void {
     const { armed, holding } = group;
+    // Most prices neither re-arm nor fire: the last holding and the first armed threshold say so.
+    if (holding.sortedN === holding.n && armed.sortedN === armed.n &&
+      (holding.n === 0 || holding.t[holding.n - 1] <= move) && (armed.n === 0 || armed.t[0] > move)) return;
     holding.settle();
     const from = holding.upperBound(move);
     if (from < holding.sortedN) {
