@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookBody } from '../../src/delivery/senders/webhook-body.js';
+import { PriceNotification } from '../../src/http/webhook-payloads.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { clock, notificationsOf, seedEvent, startRunner, watchlistWith } from './helpers.js';
@@ -16,7 +18,7 @@ async function moveRule(a: Awaited<ReturnType<TestEnv['newAccount']>>, wl: strin
   const res = await env.http.post('/subscriptions').set(a.auth).send({
     watchlistId: wl, subscriptionScope: 'Market', eventId, marketId,
     subscriptionTypeConfig: { type: 'Moves Up By', config: { params: { threshold_percent: 10, window: '1h' } } },
-    triggerType: 'Recurring', triggerInterval: '0m', channels: [{ type: 'In App' }],
+    triggerType: 'Recurring', triggerInterval: '0m', channels: [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }],
   }).expect(201);
   return res.body.subscription.subscriptionId as string;
 }
@@ -47,6 +49,8 @@ describe(`engine runner: window moves across reloads and restarts (${engineName}
     const payloads = (await notificationsOf(env, id)).map((n) => n.payload as Record<string, any>);
     expect(payloads.map((p) => p.detectionDetails.movePoints)).toEqual([10, 11]);
     expect(payloads[1]!.detectionDetails).toMatchObject({ windowStartValue: 0.52, window: '1h' });
+    // What a webhook receiver gets is what the OpenAPI document's price_notification describes.
+    for (const p of payloads) expect(PriceNotification.safeParse(webhookBody(p, 'http://127.0.0.1:9/hook')).error?.issues).toBeUndefined();
     await runner.stop();
   });
 
