@@ -66,6 +66,13 @@ class ExtremeDeque {
 class MoveGroup {
   readonly armed = new Lane();
   readonly holding = new Lane();
+  /**
+   * The lowest armed and the highest holding threshold while both lanes are settled: a move below
+   * the one and at or above the other neither fires nor re-arms anything. `stale` after any change.
+   */
+  minArmed = Infinity;
+  maxHolding = -Infinity;
+  stale = true;
 }
 
 /** One window length on one token: where it starts in the token's deques, and the rules measuring over it. */
@@ -280,9 +287,12 @@ export class MoveBook {
     for (let i = 0; i < tracks.length; i++) {
       const track = tracks[i];
       const w = windows.measure(track, nowMs);
+      const groups = track.groups;
       for (let kind = 0; kind <= KIND_EITHER; kind++) {
-        const group = track.groups[kind];
-        if (group !== null) this.evaluate(track, group, kind, moveOf(kind, price, w), price, nowMs, out);
+        const group = groups[kind];
+        if (group === null) continue;
+        const move = moveOf(kind, price, w);
+        if (group.stale || move >= group.minArmed || move < group.maxHolding) this.evaluate(track, group, kind, move, price, nowMs, out);
       }
     }
   }
@@ -290,9 +300,6 @@ export class MoveBook {
   /** Re-arms the holding rules whose move no longer holds, then fires the armed ones it reaches. */
   private evaluate(track: WindowTrack, group: MoveGroup, kind: number, move: number, price: number, nowMs: number, out: Firing[]): void {
     const { armed, holding } = group;
-    // Most prices neither re-arm nor fire: the last holding and the first armed threshold say so.
-    if (holding.sortedN === holding.n && armed.sortedN === armed.n &&
-      (holding.n === 0 || holding.t[holding.n - 1] <= move) && (armed.n === 0 || armed.t[0] > move)) return;
     holding.settle();
     const from = holding.upperBound(move);
     if (from < holding.sortedN) {
@@ -301,7 +308,10 @@ export class MoveBook {
     }
     armed.settle();
     const hi = armed.upperBound(move);
-    if (hi === 0) return;
+    if (hi === 0) {
+      this.cache(group);
+      return;
+    }
     // Every rule of the reached prefix leaves it: fired (holding or off), expired, or paused.
     const id = armed.id;
     for (let i = 0; i < hi; i++) {
@@ -326,6 +336,15 @@ export class MoveBook {
       }
     }
     armed.cut(0, hi);
+    holding.settle();
+    this.cache(group);
+  }
+
+  private cache(group: MoveGroup): void {
+    const { armed, holding } = group;
+    group.minArmed = armed.n !== 0 ? armed.t[0] : Infinity;
+    group.maxHolding = holding.n !== 0 ? holding.t[holding.n - 1] : -Infinity;
+    group.stale = false;
   }
 
   private activate(rule: MoveRule, nowMs: number, holding = false): void {
@@ -334,6 +353,7 @@ export class MoveBook {
     if (holding) {
       rule.state = HOLDING;
       group.holding.push(rule.threshold, rule.ruleId);
+      group.stale = true;
     } else this.arm(rule, group, nowMs);
   }
 
@@ -346,6 +366,7 @@ export class MoveBook {
     }
     rule.state = ARMED;
     group.armed.push(rule.threshold, rule.ruleId);
+    group.stale = true;
   }
 
   /** Rules whose pause ended join their armed lanes (entries of rules since gone or re-added are dropped). */
@@ -356,7 +377,9 @@ export class MoveBook {
       const rule = this.rules[heap.pop()];
       if (rule === undefined || rule.state !== PAUSED || rule.pauseEnd !== key) continue;
       rule.state = ARMED;
-      rule.track!.group(rule.kind).armed.push(rule.threshold, rule.ruleId);
+      const group = rule.track!.group(rule.kind);
+      group.armed.push(rule.threshold, rule.ruleId);
+      group.stale = true;
     }
   }
 
@@ -371,5 +394,6 @@ export class MoveBook {
     if (state === OUT || state === PAUSED) return;
     const group = rule.track!.group(rule.kind);
     (state === ARMED ? group.armed : group.holding).remove(rule.threshold, rule.ruleId);
+    group.stale = true;
   }
 }
