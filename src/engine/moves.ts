@@ -201,11 +201,12 @@ class MoveRule {
 }
 
 /**
- * The window-move rules of the rule index (`Moves Up By`, `Moves Down By`, `Moves By`). Per token,
- * per window length that has rules: monotonic deques of the window's lowest and highest prices;
- * per (window, kind): armed and holding rules sorted by threshold. A price costs O(window lengths
- * on the token) plus, per kind with rules, two binary searches and the rules that fire or re-arm.
- * Same semantics as the reference evaluator (docs/engine.md "Window moves").
+ * The window-move rules of the rule index (`Moves Up By`, `Moves Down By`, `Moves By`). Per token:
+ * monotonic deques of its lowest and highest prices, read by each window length from a head of its
+ * own; per (window, kind): armed and holding rules sorted by threshold; rules in their Recurring
+ * pause in a heap. A price costs one push onto each deque, then per window length its heads and per
+ * kind with rules two comparisons, plus the rules that fire or re-arm. Same semantics as the
+ * reference evaluator (docs/engine.md "Window moves").
  */
 export class MoveBook {
   private readonly rules: (MoveRule | undefined)[] = [];
