@@ -14,9 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-async function moveRule(a: Awaited<ReturnType<TestEnv['newAccount']>>, wl: string, eventId: string, marketId: string): Promise<string> {
+async function moveRule(a: Awaited<ReturnType<TestEnv['newAccount']>>, wl: string, eventId: string, marketId?: string): Promise<string> {
   const res = await env.http.post('/subscriptions').set(a.auth).send({
-    watchlistId: wl, subscriptionScope: 'Market', eventId, marketId,
+    watchlistId: wl, subscriptionScope: marketId ? 'Market' : 'Event', eventId, ...(marketId ? { marketId } : {}),
     subscriptionTypeConfig: { type: 'Moves Up By', config: { params: { threshold_percent: 10, window: '1h' } } },
     triggerType: 'Recurring', triggerInterval: '0m', channels: [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }],
   }).expect(201);
@@ -24,6 +24,26 @@ async function moveRule(a: Awaited<ReturnType<TestEnv['newAccount']>>, wl: strin
 }
 
 describe(`engine runner: window moves across reloads and restarts (${engineName})`, () => {
+  it('an Event rule measures each market of the event in its own windows', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { markets: 2 });
+    const wl = await watchlistWith(env, a, [event]);
+    const [m1, m2] = event.markets;
+    const id = await moveRule(a, wl, event.id);
+    const c = clock();
+    const runner = startRunner(env, c);
+    await runner.start();
+    runner.onPrice(m1!.yesTokenId, 0.4, c.now());
+    runner.onPrice(m2!.yesTokenId, 0.7, c.now());
+    runner.onPrice(m1!.yesTokenId, 0.45, c.advance(10 * MIN)); // up 5 only
+    runner.onPrice(m2!.yesTokenId, 0.5, c.advance(MIN)); // a 40 % price on the other market is not m1's window
+    runner.onPrice(m2!.yesTokenId, 0.61, c.advance(MIN)); // m2: up 11 from its own lowest
+    await runner.idle();
+    const rows = await notificationsOf(env, id);
+    expect(rows.map((r) => [r.payload.marketId, (r.payload as Record<string, any>).detectionDetails.movePoints])).toEqual([[m2!.id, 11]]);
+    await runner.stop();
+  });
+
   it('a reload keeps the window and the holding: the move that fired does not fire again', async () => {
     const a = await env.newAccount();
     const event = await seedEvent(env.database, { markets: 1 });
