@@ -223,12 +223,13 @@ export class MoveBook {
   }
 
   has(ruleId: number): boolean {
-    return this.rules[ruleId] !== undefined;
+    // In bounds first: every price rule's add asks too, and a read past the end is V8's slow path.
+    return ruleId < this.rules.length && this.rules[ruleId] !== undefined;
   }
 
   /** Whether the token has move rules (the index skips `sample` otherwise). */
   follows(tokenIndex: number): boolean {
-    return this.tracks[tokenIndex] !== undefined;
+    return tokenIndex < this.tracks.length && this.tracks[tokenIndex] !== undefined;
   }
 
   /** `price`: the token's known price (NaN when none), the first price of a new window. */
