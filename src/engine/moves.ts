@@ -1,7 +1,7 @@
 import type { MoveRuleType, MoveWindow } from '../domain/enums.js';
 import { Lane } from './lane.js';
 import { PauseHeap } from './pause-heap.js';
-import { KIND_EITHER, moveFiring, moveKind, moveOf, validMove, windowMsOf, type WindowExtremes } from './move-rules.js';
+import { KIND_DOWN, KIND_EITHER, KIND_UP, moveBetween, moveFiring, moveKind, validMove, windowMsOf, type WindowExtremes } from './move-rules.js';
 import { initialPauseEnd, type CompiledRule, type Firing } from './rules.js';
 
 const OUT = 0;
@@ -290,10 +290,13 @@ export class MoveBook {
       const track = tracks[i];
       const w = windows.measure(track, nowMs);
       const groups = track.groups;
+      // As `moveOf` says, rounded once for the three kinds.
+      const up = moveBetween(price, w.low);
+      const down = moveBetween(w.high, price);
       for (let kind = 0; kind <= KIND_EITHER; kind++) {
         const group = groups[kind];
         if (group === null) continue;
-        const move = moveOf(kind, price, w);
+        const move = kind === KIND_UP ? up : kind === KIND_DOWN ? down : up >= down ? up : down;
         if (group.stale || move >= group.minArmed || move < group.maxHolding) this.evaluate(track, group, kind, move, price, nowMs, out);
       }
     }
