@@ -10,8 +10,9 @@ import {
   thresholdPresets,
   type AlertDraftMarket,
 } from '../../services/subscriptions/index.js';
-import { ALERT_TYPES, INTERVALS, ONCE, trigger } from './alert.js';
-import { checkValue, type NumberParam } from './params.js';
+import { INTERVALS, ONCE, trigger } from './alert.js';
+import { ALERT_TYPES, PERCENT } from './alert-condition.js';
+import { checkValue } from './params.js';
 import { errorReply } from './replies.js';
 import { alertButtons, chatChannel } from './shared.js';
 import type { BotButton, BotReply, ChatInfo } from './types.js';
@@ -34,9 +35,6 @@ const CONDITIONS: readonly { word: string; label: string; question: string }[] =
 ];
 /** The repeat kept by the flow: `once`, or the interval itself (`30m`). */
 const DEFAULT_REPEAT = DEFAULT_TRIGGER_INTERVAL;
-
-/** The threshold, checked as the typed `/alert` checks its percent (one declaration of the bounds). */
-const PERCENT: NumberParam = { kind: 'number', name: 'percent', help: '', what: 'percentage', min: 0, max: 100, exclusive: true };
 
 export const NOT_YOUR_FLOW = 'This alert is being set up by someone else: search and tap Alert to make your own.';
 export const FLOW_CANCELLED = 'Cancelled: no alert was saved.';
@@ -147,7 +145,7 @@ function readDraft(step: string, words: readonly string[]): Draft | undefined {
   if (!marketId) return undefined;
   const needs = step === STEP.start || step === STEP.condition || step === STEP.cancel ? 1 : step === STEP.threshold || step === STEP.typeNumber || step === STEP.typed ? 2 : 4;
   if (words.length !== needs) return undefined;
-  if (needs >= 2 && !(type && type in ALERT_TYPES)) return undefined;
+  if (needs >= 2 && !(type && Object.hasOwn(ALERT_TYPES, type))) return undefined;
   if (needs === 4 && !isRepeat(repeat)) return undefined;
   return {
     marketId,
