@@ -67,7 +67,8 @@ const DOLLARS = /^\$?(\d+(?:\.\d+)?|\d{1,3}(?:,\d{3})+)([km])?$/;
 const MULTIPLE = /^(\d+(?:\.\d+)?|\.\d+)[x×]?$/;
 const HOURS = /^(\d+(?:\.\d+)?)(h|d)?$/;
 
-function dollars(word: string): number {
+/** A dollar amount as a person writes it: `25000`, `25,000`, `$25k`, `1.5m`. */
+export function dollars(word: string): number {
   const m = DOLLARS.exec(word);
   if (!m) throw new UsageError(`${word} is not a dollar amount: write it like 25000, 25k or 1.5m.`);
   const scale = m[2] === 'k' ? 1_000 : m[2] === 'm' ? 1_000_000 : 1;
