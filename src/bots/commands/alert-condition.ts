@@ -53,14 +53,17 @@ export interface Condition {
   params: { threshold_percent?: number } & Omit<ExtraRuleParams, 'window' | 'hours_before'> & { window?: string; hours_before?: number };
 }
 
-/** What each form looks like, for /help: `up|down|… 60 · jumps|drops|moves 10 in 5m|15m|… · …`. */
+/**
+ * What each form looks like, for /help: one example each (a refusal lists the allowed windows and
+ * hours; Discord's /help is near its 2,000 characters, so no more here).
+ */
 export const CONDITION_FORMS = [
   `${Object.keys(ALERT_TYPES).join('|')} 60`,
-  `${Object.keys(MOVE_TYPES).join('|')} 10 in ${MOVE_WINDOWS.join('|')}`,
-  `${TRADE} 25000|25k [buy|sell]`,
+  `${Object.keys(MOVE_TYPES).join('|')} 10 in 1h`,
+  `${TRADE} 25k [buy|sell]`,
   `${VOLUME} 3x`,
   RESOLUTION,
-  `${CLOSING} ${CLOSING_SOON_HOURS.map((h) => `${h}h`).join('|')}`,
+  `${CLOSING} 24h`,
 ].join(' · ');
 
 const DOLLARS = /^\$?(\d+(?:\.\d+)?|\d{1,3}(?:,\d{3})+)([km])?$/;
