@@ -415,6 +415,26 @@ describe('the guided alert on Discord', () => {
     expect(await alertsOf('discord', '8106')).toMatchObject([{ subscriptionTypeConfig: { type: 'Closing Soon', config: { params: { hours_before: 24 } } } }]);
   });
 
+  it('"Big trade" → "Type an amount" opens a modal for dollars; the typed amount leads to the confirmation', async () => {
+    const b = bot();
+    const search = { ...base('8107', 2, undefined, 'dm-8107'), data: { name: 'search', options: [{ name: 'query', type: 3, value: 'zorblax mayor' }] } };
+    await b.handleInteraction(search);
+    const start = await click(b, '8107', find(shownIn(onlyCallback(dc, search)), 'Alert 1'), undefined, 'dm-8107');
+    const amounts = await click(b, '8107', find(shownIn(start), 'Big trade'), undefined, 'dm-8107');
+    const modal = await click(b, '8107', find(shownIn(amounts), 'Type an amount'), undefined, 'dm-8107');
+    expect(modal).toEqual({
+      type: 9,
+      data: {
+        custom_id: `flow:b:${event.markets[0]!.id}:trade:8107`,
+        title: 'New alert: the trade size',
+        components: [{ type: 1, components: [expect.objectContaining({ type: 4, custom_id: 'number', label: 'One trade worth at least, in dollars', placeholder: '25k' })] }],
+      },
+    });
+    const submit = { ...base('8107', 5, undefined, 'dm-8107'), data: { custom_id: modal.data.custom_id, components: [{ type: 1, components: [{ type: 4, custom_id: 'number', value: '75,000' }] }] } };
+    await b.handleInteraction(submit);
+    expect(onlyCallback(dc, submit).data.content).toContain('Alert when: it trades $75,000 or more at once');
+  });
+
   it('Cancel leaves nothing and removes the buttons', async () => {
     const { b, confirm } = await upToConfirmation('8102', undefined, 'dm-8102');
     const cancelled = await click(b, '8102', find(confirm, 'Cancel'), undefined, 'dm-8102');

@@ -136,7 +136,12 @@ function numberStep(m: AlertDraftMarket, type: string, owner: string): BotReply 
     text: `New alert (2/3): alert when ${question}\n${m.question}\n${priceLine(m)}\nReply to this message with ${reply}.`,
     buttons: rows([back, button('Cancel', STEP.cancel, { marketId: m.id }, owner)]),
     ...(back
-      ? { askNumber: { title: type === TRADE ? 'New alert: the trade size' : 'New alert: the price', label: (type === TRADE ? 'One trade worth at least, in dollars' : question).slice(0, 45), action: back.action } }
+      ? {
+          askNumber:
+            type === TRADE
+              ? { title: 'New alert: the trade size', label: 'One trade worth at least, in dollars', action: back.action, placeholder: '25k' }
+              : { title: 'New alert: the price', label: question.slice(0, 45), action: back.action },
+        }
       : {}),
   };
 }
