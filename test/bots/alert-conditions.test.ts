@@ -61,6 +61,9 @@ const REFUSALS: readonly [string, string][] = [
   ['volume loud', 'loud is not a multiple of the usual volume: write it like volume 3x.'],
   ['resolution now', 'resolution takes nothing after it: /alert <market> resolution.'],
   ['closing soon', 'soon is not a time before the close: write hours, like closing 24h.'],
+  ['closing', 'closing takes the hours before the close, like closing 24h.'],
+  ['volume', 'volume takes a multiple of the usual volume, like volume 3x.'],
+  ['step', 'step takes a step in points, like step 5.'],
   ['sideways 5', 'sideways is not a condition: use up, down, cross, step, above, below, jumps, drops, moves, trade, volume, resolution or closing.'],
 ];
 

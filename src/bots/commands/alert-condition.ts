@@ -89,7 +89,7 @@ export function parseCondition(text: string): Condition {
   // Own keys only: `constructor` is no condition.
   const price = Object.hasOwn(ALERT_TYPES, head) ? ALERT_TYPES[head] : undefined;
   if (price) {
-    needs(args.length === 1, `${head} takes a price in percent, like ${head} 60.`);
+    needs(args.length === 1, head === 'step' ? 'step takes a step in points, like step 5.' : `${head} takes a price in percent, like ${head} 60.`);
     return { type: price, params: { threshold_percent: Number(checkValue(PERCENT, args[0]!)) } };
   }
   const move = Object.hasOwn(MOVE_TYPES, head) ? MOVE_TYPES[head] : undefined;
@@ -107,7 +107,8 @@ export function parseCondition(text: string): Condition {
     case VOLUME: {
       const word = args.join('');
       const m = MULTIPLE.exec(word);
-      needs(args.length >= 1 && args.length <= 2 && m !== null, `${word || 'volume'} is not a multiple of the usual volume: write it like volume 3x.`);
+      needs(args.length >= 1, 'volume takes a multiple of the usual volume, like volume 3x.');
+      needs(args.length <= 2 && m !== null, `${word} is not a multiple of the usual volume: write it like volume 3x.`);
       return { type: VOLUME_SPIKE_TYPE, params: { multiple: Number(m![1]) } };
     }
     case RESOLUTION:
@@ -116,7 +117,8 @@ export function parseCondition(text: string): Condition {
     case CLOSING: {
       const word = args.join('');
       const m = HOURS.exec(word);
-      needs(args.length >= 1 && args.length <= 2 && m !== null, `${word || 'closing'} is not a time before the close: write hours, like closing 24h.`);
+      needs(args.length >= 1, 'closing takes the hours before the close, like closing 24h.');
+      needs(args.length <= 2 && m !== null, `${word} is not a time before the close: write hours, like closing 24h.`);
       return { type: CLOSING_SOON_TYPE, params: { hours_before: Number(m![1]) * (m![2] === 'd' ? 24 : 1) } };
     }
     default:
