@@ -141,8 +141,8 @@ function paramUsage(param: Param, platform: Platform): string {
 const line = (name: string, params: readonly Param[], platform: Platform) => [name, ...params.map((p) => paramUsage(p, platform))].join(' ');
 
 /**
- * How to call a command, in the platform's own syntax: Telegram `/alert <market> <up|down|…> <percent>`,
- * Discord `/alert market:… type:… percent:…`.
+ * How to call a command, in the platform's own syntax: Telegram `/alert <market id> <condition> [once | every …]`,
+ * Discord `/alert market:… condition:… [repeat:…]`.
  */
 export function usage(signature: Signature, platform: Platform): string {
   if (!signature.subcommands) return `/${line(signature.name, signature.params ?? [], platform)}`;
