@@ -5,6 +5,7 @@ import { createDiscordBot, EPHEMERAL, type RawInteraction } from '../../src/bots
 import { createTelegramBot } from '../../src/bots/telegram/index.js';
 import { createLogger } from '../../src/logger.js';
 import { findOrCreateChatAccount } from '../../src/services/accounts/index.js';
+import { createMarketAlert } from '../../src/services/subscriptions/index.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startFakeBotApi, type FakeBotApi } from './fake-bot-api.js';
@@ -257,5 +258,24 @@ describe('Discord: /alert market: condition: [repeat:] for every rule type', () 
     expect((await typing('clo')).map((c) => c.value)).toEqual(['closing 1h', 'closing 6h', 'closing 24h', 'closing 72h']);
     expect(await typing('closing 12')).toEqual([]);
     expect(await typing('volume 1.2')).toEqual([]);
+  });
+});
+
+describe('createMarketAlert', () => {
+  it('takes any subscriptionTypeConfig, and a price rule still as type + thresholdPercent; the bounds are the one schema\'s', async () => {
+    const account = await findOrCreateChatAccount(env, { kind: 'telegram', userId: '9901' });
+    const ctx = { database: env.database, config: env.config, logger, account };
+    const channel = { type: 'In App' as const };
+    const marketId = event.markets[0]!.id;
+    const price = await createMarketAlert({ ctx, input: { marketId, type: 'Crossing Up', thresholdPercent: 60, channel } });
+    expect(price.subscriptionTypeConfig).toEqual({ type: 'Crossing Up', config: { params: { threshold_percent: 60 } } });
+    const trade = await createMarketAlert({ ctx, input: { marketId, subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 5000 } } }, triggerType: 'One Time', channel } });
+    expect(trade).toMatchObject({ subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 5000 } } }, triggerType: 'One Time' });
+    await expect(
+      createMarketAlert({ ctx, input: { marketId, subscriptionTypeConfig: { type: 'Volume Spike', config: { params: { multiple: 1.2 } } }, channel } }),
+    ).rejects.toMatchObject({ kind: 'validation', detail: { issues: [expect.objectContaining({ path: ['subscriptionTypeConfig', 'config', 'params', 'multiple'], code: 'too_small', bound: 1.5 })] } });
+    await expect(createMarketAlert({ ctx, input: { marketId, type: 'Crossing Up', thresholdPercent: 150, channel } })).rejects.toMatchObject({
+      detail: { issues: [expect.objectContaining({ path: ['subscriptionTypeConfig', 'config', 'params', 'threshold_percent'], code: 'too_big' })] },
+    });
   });
 });
