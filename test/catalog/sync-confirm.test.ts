@@ -34,6 +34,7 @@ const market = (id: string, over: Partial<VenueMarket> = {}): VenueMarket => ({
   icon: '',
   startDate: null,
   endDate: null,
+  umaResolutionStatus: '',
   ...over,
 });
 
