@@ -159,7 +159,7 @@ describe(`catalog sync against the simulator (${engineName})`, () => {
       const seen = await firstNewChanges();
       expect(seen.map((c) => c.kind)).toEqual(['new_event', 'new_market']);
       const again = await loop.syncOnce();
-      expect(again.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
+      expect(again.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0, resolution: 0 });
       expect(e.id).toBeTruthy();
     } finally {
       await loop.stop();
