@@ -80,7 +80,7 @@ export const EventStatusNotification = z
     type: z.literal(NOTIFICATION_TYPE.eventStatus),
     userId: z.string(),
     eventStatusScope: z.enum(EVENT_STATUS_SCOPES),
-    triggerType: z.enum(EVENT_STATUS_TRIGGERS),
+    triggerType: z.enum(EVENT_STATUS_TRIGGERS).meta({ description: "The spec's Open and Closed; our Resolution and Closing Soon rules send their own names" }),
     createdAt: z.iso.datetime(),
     subscriptionId: z.string(),
     watchlistId: z.string(),

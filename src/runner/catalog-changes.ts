@@ -50,7 +50,8 @@ async function handleChange(options: CatalogChangeConsumerOptions, change: Catal
       }
     }
   }
-  // Before the closing this pass may have recorded after it: a resolved market's rules hear of it first.
+  // Resolution rules: the sync records a resolution before the closing of the same pass, so a
+  // resolved market's rules hear of it before the closing stops them.
   await notifyResolution(database, change, options.batching);
   const closing = closingOf(change);
   if (closing) await closeSubscriptions(database.db, closing);
