@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
+import { webhookBody } from '../../src/delivery/senders/webhook-body.js';
+import { EventStatusNotification } from '../../src/http/webhook-payloads.js';
 import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js';
 import { createClosingSoonChecker } from '../../src/runner/closing-soon.js';
 import { createGammaClient } from '../../src/venue/gamma/client.js';
@@ -76,8 +78,12 @@ async function rule(a: TestAccount, watchlistId: string, r: Rule): Promise<strin
   return res.body.subscription.subscriptionId as string;
 }
 
+/** Each notice's market and detectionDetails; every body is checked against the OpenAPI webhook schema. */
 const details = async (subscriptionId: string) =>
-  (await notificationsOf(env, subscriptionId)).map((n) => [n.payload.marketId, (n.payload as { detectionDetails?: unknown }).detectionDetails]);
+  (await notificationsOf(env, subscriptionId)).map((n) => {
+    expect(EventStatusNotification.parse(webhookBody(n.payload, 'http://127.0.0.1:9/hook'))).toBeTruthy();
+    return [n.payload.marketId, (n.payload as { detectionDetails?: unknown }).detectionDetails];
+  });
 
 describe(`Resolution rules through the simulator (${engineName})`, () => {
   it('each status change fires once, however many syncs see it; the resolved notice comes before the close', async () => {
