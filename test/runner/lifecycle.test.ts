@@ -59,6 +59,7 @@ interface Rule {
   triggerType?: 'One Time' | 'Recurring';
   eventId?: string;
   marketId?: string;
+  expiresAt?: string;
 }
 
 async function rule(a: TestAccount, watchlistId: string, r: Rule): Promise<string> {
@@ -70,6 +71,7 @@ async function rule(a: TestAccount, watchlistId: string, r: Rule): Promise<strin
       subscriptionScope: r.scope,
       ...(r.eventId ? { eventId: r.eventId } : {}),
       ...(r.marketId ? { marketId: r.marketId } : {}),
+      ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
       subscriptionTypeConfig: { type: r.type, config: { params: r.params ?? {} } },
       triggerType: r.triggerType ?? 'Recurring',
       channels: [{ type: 'In App' }],
@@ -235,5 +237,28 @@ describe(`Closing Soon rules through the simulator (${engineName})`, () => {
     c.advance(10 * HOUR);
     expect(await check()).toBe(0);
     expect(await notificationsOf(env, day)).toHaveLength(2);
+  });
+
+  it('paused and expired rules never fire; a restarted rule fires at the next check while inside the window', async () => {
+    const c = clock(Math.floor(Date.now() / HOUR) * HOUR);
+    const t0 = c.now();
+    const a = await env.newAccount();
+    const event = await newEvent(1, new Date(t0 + 5 * HOUR));
+    const market = event.markets[0]!.id;
+    const wl = await watchlistOf(a, event.id);
+    const expiring = await rule(a, wl, {
+      scope: 'Market', type: 'Closing Soon', params: { hours_before: 1 }, eventId: event.id, marketId: market,
+      expiresAt: new Date(t0 + 2 * HOUR).toISOString(),
+    });
+    const paused = await rule(a, wl, { scope: 'Market', type: 'Closing Soon', params: { hours_before: 6 }, eventId: event.id, marketId: market });
+    await env.http.post(`/subscription/${paused}/pause`).set(a.auth).expect(200);
+    const checker = createClosingSoonChecker({ database: env.database, logger: silent, now: c.now });
+    expect(await checker.checkOnce()).toBe(0);
+    c.advance(4.5 * HOUR);
+    expect(await checker.checkOnce()).toBe(0);
+    expect(await notificationsOf(env, expiring)).toEqual([]);
+    await env.http.post(`/subscription/${paused}/restart`).set(a.auth).expect(200);
+    expect(await checker.checkOnce()).toBe(1);
+    expect(await details(paused)).toEqual([[market, { endDate: new Date(t0 + 5 * HOUR).toISOString(), hoursBefore: 6 }]]);
   });
 });
