@@ -3,6 +3,7 @@ import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { webhookBody } from '../../src/delivery/senders/webhook-body.js';
 import { EventStatusNotification } from '../../src/http/webhook-payloads.js';
 import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js';
+import { openDatabase } from '../../src/db/index.js';
 import { createClosingSoonChecker } from '../../src/runner/closing-soon.js';
 import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
@@ -260,5 +261,29 @@ describe(`Closing Soon rules through the simulator (${engineName})`, () => {
     await env.http.post(`/subscription/${paused}/restart`).set(a.auth).expect(200);
     expect(await checker.checkOnce()).toBe(1);
     expect(await details(paused)).toEqual([[market, { endDate: new Date(t0 + 5 * HOUR).toISOString(), hoursBefore: 6 }]]);
+  });
+
+  it('two engine processes checking at once fire each rule and market once', async () => {
+    // On PostgreSQL a second handle is a second process's pool; PGlite has one connection anyway.
+    const second = env.databaseUrl ? await openDatabase({ databaseUrl: env.databaseUrl, maxConnections: 3 }) : env.database;
+    try {
+      const c = clock(Math.floor(Date.now() / HOUR) * HOUR);
+      const a = await env.newAccount();
+      const event = await newEvent(3, new Date(c.now() + 2 * HOUR));
+      const wl = await watchlistOf(a, event.id);
+      const rules = [
+        await rule(a, wl, { scope: 'Event', type: 'Closing Soon', params: { hours_before: 6 }, eventId: event.id }),
+        await rule(a, wl, { scope: 'Event', type: 'Closing Soon', params: { hours_before: 24 }, eventId: event.id }),
+        await rule(a, wl, { scope: 'Watchlist', type: 'Closing Soon', params: { hours_before: 72 } }),
+      ];
+      const one = createClosingSoonChecker({ database: env.database, logger: silent, now: c.now });
+      const two = createClosingSoonChecker({ database: second, logger: silent, now: c.now });
+      const [x, y] = await Promise.all([one.checkOnce(), two.checkOnce()]);
+      expect(x + y).toBe(9);
+      for (const id of rules) expect((await details(id)).map(([market]) => market).sort()).toEqual(event.markets.map((m) => m.id).sort());
+      expect(await Promise.all([one.checkOnce(), two.checkOnce()])).toEqual([0, 0]);
+    } finally {
+      if (second !== env.database) await second.close();
+    }
   });
 });
