@@ -42,12 +42,17 @@ type Due = {
 
 const HOURS = sql`(s.rule_params->>'hours_before')::int`;
 
-/** Marks whose market closed or whose endDate is no longer within the rule's window go: re-armed. */
+/**
+ * Marks go, re-arming their pair, when the market closed, its endDate is no longer within the
+ * rule's window, or the user changed the rule (restart, update) since: as for price rules, a user
+ * change clears what the rule's last firing held back.
+ */
 async function rearm(database: Database, at: string): Promise<void> {
   await database.rows(sql`
     delete from closing_soon_marks k using subscriptions s, catalog_markets m
     where k.subscription_id = s.id and k.market_id = m.id
-      and (m.closed or m.end_date is null or m.end_date - make_interval(hours => ${HOURS}) > ${at}::timestamptz)`);
+      and (m.closed or m.end_date is null or m.end_date - make_interval(hours => ${HOURS}) > ${at}::timestamptz
+           or (s.updated_at is not null and s.updated_at > k.fired_at))`);
 }
 
 /** Armed, unexpired Closing Soon rules × the open markets they cover whose endDate is within the window and not marked. */

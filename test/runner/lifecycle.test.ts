@@ -263,6 +263,26 @@ describe(`Closing Soon rules through the simulator (${engineName})`, () => {
     expect(await details(paused)).toEqual([[market, { endDate: new Date(t0 + 5 * HOUR).toISOString(), hoursBefore: 6 }]]);
   });
 
+  it('a One Time rule spent by its notice and restarted tells it again', async () => {
+    // The clock three hours behind: the restart (stamped with the real time) comes after the firing.
+    const c = clock(Date.now() - 3 * HOUR);
+    const a = await env.newAccount();
+    const endDate = new Date(c.now() + 5 * HOUR);
+    const event = await newEvent(1, endDate);
+    const market = event.markets[0]!.id;
+    const wl = await watchlistOf(a, event.id);
+    const once = await rule(a, wl, { scope: 'Market', type: 'Closing Soon', params: { hours_before: 6 }, eventId: event.id, marketId: market, triggerType: 'One Time' });
+    const checker = createClosingSoonChecker({ database: env.database, logger: silent, now: c.now });
+    expect(await checker.checkOnce()).toBe(1);
+    expect(await checker.checkOnce()).toBe(0);
+    expect((await getSub(env, a, once)).status).toEqual({ enabled: false, reason: 'Triggered' });
+    await env.http.post(`/subscription/${once}/restart`).set(a.auth).expect(200);
+    c.advance(60_000);
+    expect(await checker.checkOnce()).toBe(1);
+    const told = [market, { endDate: endDate.toISOString(), hoursBefore: 6 }];
+    expect(await details(once)).toEqual([told, told]);
+  });
+
   it('two engine processes checking at once fire each rule and market once', async () => {
     // On PostgreSQL a second handle is a second process's pool; PGlite has one connection anyway.
     const second = env.databaseUrl ? await openDatabase({ databaseUrl: env.databaseUrl, maxConnections: 3 }) : env.database;
