@@ -3,6 +3,7 @@ import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { webhookBody } from '../../src/delivery/senders/webhook-body.js';
 import { EventStatusNotification } from '../../src/http/webhook-payloads.js';
 import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js';
+import { runCommand } from '../../src/bots/commands/index.js';
 import { openDatabase } from '../../src/db/index.js';
 import { createClosingSoonChecker } from '../../src/runner/closing-soon.js';
 import { createGammaClient } from '../../src/venue/gamma/client.js';
@@ -156,6 +157,11 @@ describe(`Resolution rules through the simulator (${engineName})`, () => {
     // The market closed with its resolution: the Market rule told first, then stopped.
     expect((await getSub(env, a, onMarket)).status).toEqual({ enabled: false, reason: 'Market closed' });
     expect((await getSub(env, a, onWatchlist)).status.enabled).toBe(true);
+    // The chat inbox says what each notice is, as the chat alert does.
+    const inbox = (await runCommand(a.ctx, { kind: 'telegram', chatId: 1, isPrivate: true }, 'inbox')).text;
+    expect(inbox).toContain('⚖ Resolved: No · "Will thing 0 happen?"');
+    expect(inbox).toContain('⚖ Result disputed · "Will thing 0 happen?"');
+    expect(inbox).not.toContain('Market closed');
     await consumer.stop();
   });
 
