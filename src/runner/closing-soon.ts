@@ -18,7 +18,7 @@ import { fireLifecycle } from './lifecycle-fire.js';
 export interface ClosingSoonOptions {
   database: Database;
   logger: Logger;
-  /** Default 30 s: a 1 h window is then told at most half a minute late. */
+  /** CLOSING_SOON_CHECK_MS (default 30 s: a window is then told at most half a minute late). */
   checkIntervalMs?: number;
   /** The clock (default Date.now): tests move it instead of waiting for a window. */
   now?: () => number;

@@ -209,7 +209,13 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   await initial;
   const catalog = createCatalogChangeConsumer({ database, logger, batching, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
   await catalog.start();
-  const closingSoon = createClosingSoonChecker({ database, logger, batching, ...(options.now ? { now: options.now } : {}) });
+  const closingSoon = createClosingSoonChecker({
+    database,
+    logger,
+    batching,
+    checkIntervalMs: config.CLOSING_SOON_CHECK_MS,
+    ...(options.now ? { now: options.now } : {}),
+  });
   await closingSoon.start();
   const feedHealth = startFeedHealth({
     database,
