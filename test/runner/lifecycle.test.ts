@@ -10,7 +10,7 @@ import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 import { postJson, silent, startSimulator } from '../venue/support.js';
-import { clock, getSub, notificationsOf } from './helpers.js';
+import { clock, deliveriesOf, getSub, notificationsOf } from './helpers.js';
 
 // Resolution and Closing Soon through the simulator: its controls change the venue, the catalog
 // sync sees it, the engine's catalog consumer and Closing Soon timer fire the rules.
@@ -311,5 +311,34 @@ describe(`Closing Soon rules through the simulator (${engineName})`, () => {
     } finally {
       if (second !== env.database) await second.close();
     }
+  });
+
+  it('a snoozed rule fires to the inbox only, like a price rule', async () => {
+    const c = clock(Math.floor(Date.now() / HOUR) * HOUR);
+    const a = await env.newAccount();
+    const event = await newEvent(1, new Date(c.now() + 3 * HOUR));
+    const wl = await watchlistOf(a, event.id);
+    const res = await env.http
+      .post('/subscriptions')
+      .set(a.auth)
+      .send({
+        watchlistId: wl,
+        subscriptionScope: 'Event',
+        eventId: event.id,
+        subscriptionTypeConfig: { type: 'Closing Soon', config: { params: { hours_before: 6 } } },
+        triggerType: 'Recurring',
+        channels: [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: 'http://127.0.0.1:9/hook' } }],
+      })
+      .expect(201);
+    const id = res.body.subscription.subscriptionId as string;
+    await env.http.post(`/subscription/${id}/snooze`).set(a.auth).send({ for: '1h' }).expect(200);
+    expect(await createClosingSoonChecker({ database: env.database, logger: silent, now: c.now }).checkOnce()).toBe(1);
+    const [notice] = await notificationsOf(env, id);
+    const sent = await deliveriesOf(env, notice!.id);
+    expect(sent.map((d) => [d.channelType, d.status])).toEqual([
+      ['In App', 'PENDING'],
+      ['Webhook', 'FAILED'],
+    ]);
+    expect(sent[1]!.lastError).toMatch(/snoozed until/);
   });
 });
