@@ -113,7 +113,7 @@ export const EventStatusNotification = z
   .meta({
     id: 'EventStatusNotification',
     description:
-      "Sent by 'New or closed events and markets' rules. Demo webhooks receive the same shape without subscriptionId, watchlistId and watchlistName.",
+      "Sent by 'New or closed events and markets' rules, and by our Resolution and Closing Soon rules (triggerType Resolution / Closing Soon, with subscriptionTypeConfig and detectionDetails). Demo webhooks receive the same shape without subscriptionId, watchlistId and watchlistName.",
   });
 
 export const DigestNotification = z
