@@ -3,7 +3,7 @@ import { bestAsk, bestBid, displayedPrice } from './books.js';
 import { addEvent, SimError } from './catalog.js';
 import { gammaEvent, gammaMarket } from './gamma-format.js';
 import type { GammaFault } from './gamma-routes.js';
-import { ControlDisconnectInput, ControlEventInput, ControlGammaFailInput, ControlPriceInput, ControlStallInput } from './schemas.js';
+import { ControlDisconnectInput, ControlEndDateInput, ControlEventInput, ControlGammaFailInput, ControlPriceInput, ControlResolutionInput, ControlStallInput } from './schemas.js';
 import type { SimEvent, SimMarket, SimState } from './state.js';
 import { marketResolvedMessage, newMarketMessage, type WireMessage } from './wire.js';
 import type { WsHub } from './ws-hub.js';
@@ -21,7 +21,7 @@ export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFaul
     if (!e) throw new SimError(404, `unknown event ${id}`);
     return e;
   };
-  const resolve = (m: SimMarket, now: number): WireMessage => marketResolvedMessage(m, state.yesPrice(m) >= 0.5 ? 0 : 1, now);
+  const resolve = (m: SimMarket, now: number): WireMessage => marketResolvedMessage(m, state.closeMarket(m, now), now);
 
   router.post('/events', (req, res) => {
     const input = ControlEventInput.parse(req.body);
@@ -43,11 +43,7 @@ export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFaul
 
   router.post('/markets/:marketId/close', (req, res) => {
     const m = market(req.params.marketId);
-    if (!m.closed) {
-      const now = Date.now();
-      state.closeMarket(m, now);
-      hub.publish([resolve(m, now)], false);
-    }
+    if (!m.closed) hub.publish([resolve(m, Date.now())], false);
     res.json({ market: gammaMarket(state, m, true) });
   });
 
@@ -55,9 +51,34 @@ export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFaul
     const e = event(req.params.eventId);
     const now = Date.now();
     const open = e.marketIds.map(market).filter((m) => !m.closed);
+    const resolved = open.map((m) => resolve(m, now));
     state.closeEvent(e, now);
-    hub.publish(open.map((m) => resolve(m, now)), false);
+    hub.publish(resolved, false);
     res.json({ event: gammaEvent(state, e) });
+  });
+
+  // The venue's resolution process (UMA): proposed, perhaps disputed, then resolved, which closes
+  // the market. Only the catalog shows a status; the market channel hears of the resolution alone.
+  router.post('/markets/:marketId/resolution', (req, res) => {
+    const m = market(req.params.marketId);
+    const { status, outcome } = ControlResolutionInput.parse(req.body);
+    if (m.closed) throw new SimError(409, `market ${m.id} is closed (resolved)`);
+    if (outcome !== undefined) m.resolutionOutcome = outcome === 'Yes' ? 0 : 1;
+    else if (status === '') m.resolutionOutcome = null;
+    if (status === 'resolved') hub.publish([resolve(m, Date.now())], false);
+    else m.resolutionStatus = status;
+    res.json({ market: gammaMarket(state, m, true) });
+  });
+
+  router.post('/markets/:marketId/end-date', (req, res) => {
+    const m = market(req.params.marketId);
+    const { endDate } = ControlEndDateInput.parse(req.body);
+    if (m.closed) throw new SimError(409, `market ${m.id} is closed`);
+    const e = event(m.eventId);
+    m.endDateMs = Date.parse(endDate);
+    // An event ends with its last market.
+    e.endDateMs = Math.max(e.endDateMs, m.endDateMs);
+    res.json({ market: gammaMarket(state, m, true) });
   });
 
   router.post('/disconnect', (req, res: Response) => {

@@ -12,6 +12,8 @@ export const ControlEventInput = z.object({
     .array(z.object({ question: z.string().trim().min(1).max(300), price: z.number().min(0).max(1).optional() }))
     .min(1)
     .max(50),
+  /** The event's and its markets' endDate (default: some days ahead). */
+  endDate: z.iso.datetime({ offset: true }).optional(),
 });
 export type ControlEventInput = z.infer<typeof ControlEventInput>;
 
@@ -20,6 +22,16 @@ export const ControlPriceInput = z.object({
   /** Send the book change in the pre-Sept-2025 `changes` form (no top of book, ".4"-style prices). */
   legacy: z.boolean().optional(),
 });
+
+/** Body of `POST /control/markets/{id}/resolution`: the market's next `umaResolutionStatus`. */
+export const ControlResolutionInput = z.object({
+  status: z.enum(['proposed', 'disputed', 'resolved', '']),
+  /** The proposed outcome, or the winner when resolved (default: the one proposed, else the side the price favours). */
+  outcome: z.enum(['Yes', 'No']).optional(),
+});
+
+/** Body of `POST /control/markets/{id}/end-date`. */
+export const ControlEndDateInput = z.object({ endDate: z.iso.datetime({ offset: true }) });
 
 export const ControlDisconnectInput = z.object({ refuseMs: z.number().int().min(0).max(60_000).optional() }).default({});
 

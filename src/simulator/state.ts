@@ -9,6 +9,10 @@ export interface SimTag {
   slug: string;
 }
 
+/** The venue's `umaResolutionStatus` values the simulator plays (empty: no proposal yet). */
+export const SIM_RESOLUTION_STATUSES = ['', 'proposed', 'disputed', 'resolved'] as const;
+export type SimResolutionStatus = (typeof SIM_RESOLUTION_STATUSES)[number];
+
 export interface SimMarket {
   id: string;
   eventId: string;
@@ -29,6 +33,9 @@ export interface SimMarket {
   tickSize: number;
   negRisk: boolean;
   openingPrice: number;
+  resolutionStatus: SimResolutionStatus;
+  /** The proposed outcome (0 Yes, 1 No) while proposed or disputed, the winner once resolved. */
+  resolutionOutcome: 0 | 1 | null;
 }
 
 export interface SimEvent {
@@ -148,9 +155,16 @@ export class SimState {
     return messages;
   }
 
-  closeMarket(m: SimMarket, now = Date.now()): void {
+  /**
+   * Closes a market the way the venue does when it resolves: `resolved`, with the proposed outcome
+   * as winner, or the side the price favours when none was proposed. Answers the winner.
+   */
+  closeMarket(m: SimMarket, now = Date.now()): 0 | 1 {
     m.closed = true;
     m.closedAtMs ??= now;
+    m.resolutionStatus = 'resolved';
+    m.resolutionOutcome ??= this.yesPrice(m) >= 0.5 ? 0 : 1;
+    return m.resolutionOutcome;
   }
 
   closeEvent(e: SimEvent, now = Date.now()): void {
