@@ -147,6 +147,16 @@ export class VolumeSpikeRules {
     for (const [token, tv] of this.byToken) if (tv.rules.length === 0) this.byToken.delete(token);
   }
 
+  /** Whether the rule fired on the current spike and waits for the ratio to fall under its multiple. */
+  isSpent(ruleId: number): boolean {
+    return this.spent.has(ruleId);
+  }
+
+  /** Restores that wait for a reloaded rule (a reload must not report a spike in progress again). */
+  markSpent(ruleId: number): void {
+    if (this.byId.has(ruleId)) this.spent.add(ruleId);
+  }
+
   /** The catalog's newer `volume24hr` of a watched token's market. */
   setCatalogVolume(token: string, volume24hr: number): void {
     const tv = this.byToken.get(token);

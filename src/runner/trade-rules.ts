@@ -164,8 +164,12 @@ export class TradeRunner {
     const pairs = await expandTradeRules(database, subscriptionIds);
     const dropped = new Set<string>();
     let tokensChanged = false;
+    // Volume Spike rules that fired on a spike still going on, by (subscription, market): a reload
+    // (a watchlist or catalog change) keeps them waiting for its end.
+    const spent = new Set<string>();
     // Every subscription only at start, when none is loaded yet.
     for (const id of subscriptionIds ?? []) {
+      for (const [ruleId, key] of this.rules.rulesOf(id)) if (this.volume.isSpent(ruleId)) spent.add(`${id}:${key.marketId}`);
       for (const ruleId of this.rules.removeSubscription(id, dropped)) {
         this.large.remove(ruleId);
         this.volume.remove(ruleId);
@@ -181,7 +185,11 @@ export class TradeRunner {
       if (firstOfToken && !dropped.delete(pair.token)) tokensChanged = true;
       rule.ruleId = ruleId;
       if (rule.type === LARGE_TRADE_TYPE) this.large.add(rule, nowMs);
-      else this.volume.add(rule, pair.volume24hr, nowMs);
+      else {
+        this.volume.add(rule, pair.volume24hr, nowMs);
+        // A user change since the last firing (restart, update) clears the wait, as it clears the pause.
+        if (pair.lastFiredAtMs !== null && spent.has(`${pair.subscriptionId}:${pair.marketId}`)) this.volume.markSpent(ruleId);
+      }
     }
     this.volume.prune();
     return tokensChanged || dropped.size > 0;
