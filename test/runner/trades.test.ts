@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEvents, catalogMarkets } from '../../src/db/schema/index.js';
+import { PriceNotification } from '../../src/http/webhook-payloads.js';
 import { startEngineRole, type EngineRole } from '../../src/runner/role.js';
 import type { LastTradeMessage } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
@@ -146,6 +147,8 @@ describe(`Large Trade through the simulator (${engineName})`, () => {
       polymarketSourceEvent: { event_type: 'last_trade_price', asset_id: m.yesTokenId, price: '0.5', side: 'SELL', size: '50000' },
     });
     expect(fired[0].detectionDetails.transactionHash).toBe(fired[0].polymarketSourceEvent.transaction_hash);
+    // The payload the webhook documentation (OpenAPI `webhooks`) describes.
+    PriceNotification.parse(fired[0]);
     expect(await getSub(env, a, big)).toMatchObject({ status: { enabled: false, reason: 'Triggered' }, triggerCount: 1 });
   });
 
@@ -184,6 +187,27 @@ describe(`Large Trade through the simulator (${engineName})`, () => {
     await trade(m2.id, 0.7, 1000);
     await waitFor(async () => (await payloads(sub)).length === 2, { message: 'a firing on each market' });
     expect((await payloads(sub)).map((p) => [p.marketId, p.detectionDetails.tradeUsd]).sort()).toEqual([[m1.id, 500], [m2.id, 700]].sort());
+  });
+
+  it('a paused rule never fires; restarted, it fires on the next large trade', async () => {
+    const a = await env.newAccount();
+    const event = await newEvent();
+    const m = event.markets[0]!;
+    const wl = await watchlistWith(env, a, [event as any]);
+    const sub = await rule(a, wl, event.id, m.id, { type: 'Large Trade', params: { min_usd: 100 } });
+    const beat = metronome(await rule(a, wl, event.id, m.id, { type: 'Large Trade', params: { min_usd: 0.01 } }));
+    await engine(m.yesTokenId);
+    // Whether the engine has dropped the rule yet or not, the firing write skips a paused subscription.
+    await env.http.post(`/subscription/${sub}/pause`).set(a.auth).expect(200);
+    await trade(m.id, 0.5, 1000);
+    await beat();
+    expect(await payloads(sub)).toEqual([]);
+    await env.http.post(`/subscription/${sub}/restart`).set(a.auth).expect(200);
+    await waitFor(async () => {
+      await trade(m.id, 0.5, 1000);
+      await beat();
+      return (await payloads(sub)).length > 0;
+    }, { message: 'the restarted rule to fire' });
   });
 
   it('a rule created while the engine runs starts watching the market\'s trades', async () => {
@@ -234,6 +258,7 @@ describe(`Volume Spike through the simulator (${engineName})`, () => {
       detectionDetails: { hourVolumeUsd: 2000, baselineHourlyUsd: 1000, baselineSource: 'catalog', volumeMultiple: 2 },
       polymarketSourceEvent: { event_type: 'last_trade_price', size: '0.02' },
     });
+    PriceNotification.parse(spikes[0]);
     expect(await getSub(env, a, twice)).toMatchObject({ status: { enabled: false, reason: 'Triggered' }, triggerCount: 1 });
   });
 
