@@ -58,7 +58,9 @@ export class LargeTradeRules {
     if (!rule) return;
     this.byId.delete(ruleId);
     this.gate.forget(ruleId);
-    const lanes = this.byToken.get(rule.token)!;
+    // A One Time rule that fired has left its lane already, and its token may be gone with the others.
+    const lanes = this.byToken.get(rule.token);
+    if (!lanes) return;
     const lane = laneOf(lanes, rule.side);
     const at = lane.rules.indexOf(rule);
     if (at >= 0) lane.rules.splice(at, 1);
@@ -71,29 +73,31 @@ export class LargeTradeRules {
     if (!lanes) return NO_FIRINGS;
     const usd = tradeUsd(trade);
     if (!Number.isFinite(usd) || usd <= 0) return NO_FIRINGS;
-    let out: Firing[] | undefined;
-    const walk = (lane: Lane) => {
-      if (lane.dirty) {
-        lane.rules.sort((a, b) => a.minUsd - b.minUsd);
-        lane.dirty = false;
+    const out: Firing[] = [];
+    this.walk(lanes.any, trade, usd, nowMs, out);
+    if (trade.side !== null) this.walk(lanes[trade.side], trade, usd, nowMs, out);
+    return out.length > 0 ? out : NO_FIRINGS;
+  }
+
+  /** Fires the lane's prefix of rules whose `minUsd` the trade reaches, into `out`. */
+  private walk(lane: Lane, trade: Trade, usd: number, nowMs: number, out: Firing[]): void {
+    if (lane.dirty) {
+      lane.rules.sort((a, b) => a.minUsd - b.minUsd);
+      lane.dirty = false;
+    }
+    const rules = lane.rules;
+    let kept = 0;
+    let i = 0;
+    for (; i < rules.length && rules[i]!.minUsd <= usd; i++) {
+      const rule = rules[i]!;
+      if (this.gate.open(rule, nowMs)) {
+        this.gate.fired(rule, nowMs);
+        out.push(firingOf(rule, trade, usd, nowMs));
       }
-      const rules = lane.rules;
-      let kept = 0;
-      let i = 0;
-      for (; i < rules.length && rules[i]!.minUsd <= usd; i++) {
-        const rule = rules[i]!;
-        if (this.gate.open(rule, nowMs)) {
-          this.gate.fired(rule, nowMs);
-          (out ??= []).push(firingOf(rule, trade, usd, nowMs));
-        }
-        // One Time rules that fired leave the lane (compacted within the walked prefix).
-        if (!this.gate.isDone(rule.ruleId)) rules[kept++] = rule;
-      }
-      if (kept < i) rules.splice(kept, i - kept);
-    };
-    walk(lanes.any);
-    if (trade.side !== null) walk(lanes[trade.side]);
-    return out ?? NO_FIRINGS;
+      // One Time rules that fired leave the lane (compacted within the walked prefix).
+      if (!this.gate.isDone(rule.ruleId)) rules[kept++] = rule;
+    }
+    if (kept < i) rules.splice(kept, i - kept);
   }
 }
 

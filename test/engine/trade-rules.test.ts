@@ -71,6 +71,19 @@ describe('Large Trade rules', () => {
     expect(rules.size).toBe(3);
   });
 
+  it('removes a One Time rule that fired after the other rules of its token are gone', () => {
+    const rules = new LargeTradeRules();
+    rules.add(large(1, 100, { oneTime: true }), T0);
+    rules.add(large(2, 100), T0);
+    expect(ids(rules.trade('t', trade(0.5, 1000), T0))).toEqual([1, 2]);
+    rules.remove(2);
+    rules.remove(1);
+    expect(rules.size).toBe(0);
+    expect(rules.watches('t')).toBe(false);
+    rules.add(large(1, 100), T0);
+    expect(ids(rules.trade('t', trade(0.5, 1000), T0))).toEqual([1]);
+  });
+
   it('a rule loaded with a recent firing keeps its Recurring pause', () => {
     const rules = new LargeTradeRules();
     rules.add(large(1, 100, { intervalMs: 30 * MIN, lastFiredAtMs: T0 - 10 * MIN }), T0);
