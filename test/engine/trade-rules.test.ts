@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LargeTradeRules } from '../../src/engine/large-trades.js';
-import type { LargeTradeRule, Trade, VolumeSpikeRule } from '../../src/engine/trade-rules.js';
+import { tradeUsd, type LargeTradeRule, type Trade, type VolumeSpikeRule } from '../../src/engine/trade-rules.js';
 import { MinuteVolume, VolumeSpikeRules } from '../../src/engine/volume-spikes.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -99,6 +100,51 @@ describe('Large Trade rules', () => {
     expect(rules.trade('x', trade(0.5, 1000), T0)).toEqual([]);
     expect(rules.trade('t', trade(0.5, 0), T0)).toEqual([]);
     expect(rules.trade('t', trade(Number.NaN, 10), T0)).toEqual([]);
+  });
+});
+
+describe('Large Trade rules against a plain scan', () => {
+  it('fire exactly the rules a scan of every rule finds, through adds, removes, pauses and One Time ends', () => {
+    const side = fc.constantFrom<Trade['side']>('BUY', 'SELL', null);
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 15 }), minUsd: fc.integer({ min: 1, max: 60 }).map((n) => n * 50),
+        side, oneTime: fc.boolean(), intervalMs: fc.constantFrom(0, MIN, 5 * MIN), token: fc.constantFrom('t', 'u') }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 15 }) }),
+      fc.record({ kind: fc.constant('trade' as const), token: fc.constantFrom('t', 'u', 'x'), usd: fc.integer({ min: 0, max: 3200 }), side,
+        advanceMs: fc.constantFrom(0, 1000, MIN, 3 * MIN) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
+        const rules = new LargeTradeRules();
+        // The reference: every rule looked at on every trade.
+        const plain = new Map<number, LargeTradeRule & { pausedUntil: number; done: boolean }>();
+        let now = T0;
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            const rule = large(o.id, o.minUsd, { side: o.side, oneTime: o.oneTime, intervalMs: o.intervalMs, token: o.token });
+            rules.add(rule, now);
+            plain.set(o.id, { ...rule, pausedUntil: -Infinity, done: false });
+          } else if (o.kind === 'remove') {
+            rules.remove(o.id);
+            plain.delete(o.id);
+          } else {
+            now += o.advanceMs;
+            const t = trade(0.5, o.usd * 2, o.side);
+            const got = ids(rules.trade(o.token, t, now));
+            const want: number[] = [];
+            for (const r of plain.values()) {
+              if (r.token !== o.token || r.done || now < r.pausedUntil || tradeUsd(t) <= 0 || tradeUsd(t) < r.minUsd) continue;
+              if (r.side !== null && r.side !== o.side) continue;
+              want.push(r.ruleId);
+              if (r.oneTime) r.done = true;
+              else if (r.intervalMs > 0) r.pausedUntil = now + r.intervalMs;
+            }
+            expect(got).toEqual(want.sort((a, b) => a - b));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
