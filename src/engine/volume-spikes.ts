@@ -84,6 +84,8 @@ interface TokenVolume {
   /** Sorted by `multiple`. */
   rules: VolumeSpikeRule[];
   dirty: boolean;
+  /** Rules that fired on the current spike and have not seen the ratio under their multiple since. */
+  spent: Set<VolumeSpikeRule>;
 }
 
 /**
@@ -97,8 +99,6 @@ export class VolumeSpikeRules {
   private readonly byToken = new Map<string, TokenVolume>();
   private readonly byId = new Map<number, VolumeSpikeRule>();
   private readonly gate = new FiringGate();
-  /** Rules that fired at a ratio at or above their multiple and have not seen it below since. */
-  private readonly spent = new Set<number>();
 
   get size(): number {
     return this.byId.size;
@@ -122,7 +122,7 @@ export class VolumeSpikeRules {
     this.gate.reset(rule, nowMs);
     let tv = this.byToken.get(rule.token);
     if (!tv) {
-      tv = { volume: new MinuteVolume(nowMs), catalogVolume24hr, rules: [], dirty: false };
+      tv = { volume: new MinuteVolume(nowMs), catalogVolume24hr, rules: [], dirty: false, spent: new Set() };
       this.byToken.set(rule.token, tv);
     }
     tv.catalogVolume24hr = catalogVolume24hr;
@@ -135,8 +135,8 @@ export class VolumeSpikeRules {
     if (!rule) return;
     this.byId.delete(ruleId);
     this.gate.forget(ruleId);
-    this.spent.delete(ruleId);
     const tv = this.byToken.get(rule.token)!;
+    tv.spent.delete(rule);
     const at = tv.rules.indexOf(rule);
     if (at >= 0) tv.rules.splice(at, 1);
     // The minutes seen stay until `prune`: a reload removes and adds a token's rules again.
@@ -149,12 +149,14 @@ export class VolumeSpikeRules {
 
   /** Whether the rule fired on the current spike and waits for the ratio to fall under its multiple. */
   isSpent(ruleId: number): boolean {
-    return this.spent.has(ruleId);
+    const rule = this.byId.get(ruleId);
+    return rule !== undefined && (this.byToken.get(rule.token)?.spent.has(rule) ?? false);
   }
 
   /** Restores that wait for a reloaded rule (a reload must not report a spike in progress again). */
   markSpent(ruleId: number): void {
-    if (this.byId.has(ruleId)) this.spent.add(ruleId);
+    const rule = this.byId.get(ruleId);
+    if (rule) this.byToken.get(rule.token)?.spent.add(rule);
   }
 
   /** The catalog's newer `volume24hr` of a watched token's market. */
@@ -182,14 +184,15 @@ export class VolumeSpikeRules {
       tv.rules.sort((a, b) => a.multiple - b.multiple);
       tv.dirty = false;
     }
+    // Below its multiple before this trade: the ratio fell back under it since the rule fired (the
+    // few rules of the spike going on, not every rule).
+    for (const rule of tv.spent) if (rule.multiple > r0) tv.spent.delete(rule);
     let out: Firing[] | undefined;
     for (const rule of tv.rules) {
       if (rule.multiple > r1) break;
-      // Below its multiple before this trade: the ratio fell back under it since it last fired.
-      if (rule.multiple > r0) this.spent.delete(rule.ruleId);
-      if (this.spent.has(rule.ruleId) || !this.gate.open(rule, nowMs)) continue;
+      if (tv.spent.has(rule) || !this.gate.open(rule, nowMs)) continue;
       this.gate.fired(rule, nowMs);
-      this.spent.add(rule.ruleId);
+      tv.spent.add(rule);
       (out ??= []).push({
         ruleId: rule.ruleId,
         subscriptionId: rule.subscriptionId,

@@ -214,6 +214,15 @@ describe('Volume Spike rules', () => {
     expect(r.trade('t', trade(0.5, 5000), T0 + 71 * MIN)).toHaveLength(1);
   });
 
+  it('a ratio seen under the multiple at any trade ends the spike, even when the baseline then falls', () => {
+    const r = setup(spike(1, 2));
+    expect(r.trade('t', trade(0.5, 5000), T0)).toHaveLength(1); // $2,500: 2.5×
+    r.setCatalogVolume('t', 48_000); // $2,000 an hour: 1.25×
+    expect(r.trade('t', trade(0.5, 2), T0 + MIN)).toEqual([]); // seen under 2×
+    r.setCatalogVolume('t', 24_000); // back to $1,000: 2.5× without a trade
+    expect(r.trade('t', trade(0.5, 2), T0 + 2 * MIN)).toHaveLength(1);
+  });
+
   it('a Recurring rule in its pause when the spike begins reports it at the first trade after the pause', () => {
     const r = setup(spike(1, 2, { intervalMs: 30 * MIN, lastFiredAtMs: T0 - 20 * MIN }));
     expect(r.trade('t', trade(0.5, 5000), T0)).toEqual([]);
