@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { catalogEvents, catalogMarkets } from '../../src/db/schema/index.js';
 import { PriceNotification } from '../../src/http/webhook-payloads.js';
+import { createEngineRunner } from '../../src/runner/engine-runner.js';
 import { startEngineRole, type EngineRole } from '../../src/runner/role.js';
 import type { LastTradeMessage } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
@@ -279,6 +281,34 @@ describe(`Volume Spike through the simulator (${engineName})`, () => {
 describe(`Volume Spike over time (${engineName})`, () => {
   const lastTrade = (token: string, price: number, size: number, timestampMs: number): LastTradeMessage => ({
     type: 'last_trade_price', assetId: token, market: '0xm', price, side: 'BUY', size, timestampMs, transactionHash: null,
+  });
+
+  it('takes the catalog\'s newer volume24hr as the baseline without a reload', async () => {
+    const a = await env.newAccount();
+    const event = await newEvent(1, 24_000); // $1,000 an hour
+    const m = event.markets[0]!;
+    const wl = await watchlistWith(env, a, [event as any]);
+    const sub = await rule(a, wl, event.id, m.id, { type: 'Volume Spike', params: { multiple: 2 } });
+    const runner = createEngineRunner({ database: env.database, logger: silent, flushIntervalMs: 20, baselineRefreshMs: 0 });
+    await runner.start();
+    try {
+      let at = Date.now();
+      runner.onTrade(lastTrade(m.yesTokenId, 0.5, 3000, at), at); // $1,500: 1.5×
+      await runner.idle();
+      expect(await payloads(sub)).toEqual([]);
+      // The sync saw the market's day volume fall: $500 an hour.
+      await env.database.db.update(catalogMarkets).set({ volume24hr: 12_000 }).where(eq(catalogMarkets.id, m.id));
+      const [fired] = await waitFor(async () => {
+        at += 1;
+        runner.onTrade(lastTrade(m.yesTokenId, 0.5, 0.02, at), at);
+        await runner.idle();
+        const found = await payloads(sub);
+        return found.length > 0 && found;
+      }, { message: 'the lower baseline to be read' });
+      expect(fired.detectionDetails).toMatchObject({ baselineHourlyUsd: 500, baselineSource: 'catalog' });
+    } finally {
+      await runner.stop();
+    }
   });
 
   it('a Recurring rule fires again once the hour has emptied and the volume rises past the multiple again, after its interval', async () => {
