@@ -148,6 +148,63 @@ describe('Large Trade rules against a plain scan', () => {
   });
 });
 
+describe('Volume Spike rules against a plain recount', () => {
+  it('fire exactly when a recount of the hour from every trade says so, through adds, removes, pauses and spikes', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 7 }), multiple: fc.constantFrom(1.5, 2, 2.5, 3, 5),
+        oneTime: fc.boolean(), intervalMs: fc.constantFrom(0, 5 * MIN, 30 * MIN) }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 7 }) }),
+      fc.record({ kind: fc.constant('trade' as const), usd: fc.integer({ min: 1, max: 200 }), advanceMs: fc.constantFrom(0, 10_000, MIN, 7 * MIN, 25 * MIN) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
+        // Catalog volume24hr 2,400: $100 an hour (the ops stay well within 25 hours).
+        const r = new VolumeSpikeRules();
+        const plain = new Map<number, VolumeSpikeRule & { pausedUntil: number; done: boolean; spent: boolean }>();
+        const trades: { minute: number; usd: number }[] = [];
+        let now = T0;
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            const rule = spike(o.id, o.multiple, { oneTime: o.oneTime, intervalMs: o.intervalMs });
+            r.add(rule, 2400, now);
+            plain.set(o.id, { ...rule, pausedUntil: -Infinity, done: false, spent: false });
+            r.prune();
+          } else if (o.kind === 'remove') {
+            r.remove(o.id);
+            plain.delete(o.id);
+            r.prune();
+            // The engine forgets the market's minutes with its last rule.
+            if (plain.size === 0) trades.length = 0;
+          } else {
+            now += o.advanceMs;
+            const got = ids(r.trade('t', trade(0.5, o.usd * 2), now));
+            if (plain.size === 0) {
+              expect(got).toEqual([]);
+              continue;
+            }
+            const minute = Math.floor(now / MIN);
+            const before = trades.filter((t) => t.minute > minute - 60).reduce((sum, t) => sum + t.usd, 0);
+            trades.push({ minute, usd: o.usd });
+            const r0 = before / 100;
+            const r1 = (before + o.usd) / 100;
+            const want: number[] = [];
+            for (const rule of plain.values()) {
+              if (rule.multiple > r0) rule.spent = false;
+              if (rule.multiple > r1 || rule.spent || rule.done || now < rule.pausedUntil) continue;
+              want.push(rule.ruleId);
+              rule.spent = true;
+              if (rule.oneTime) rule.done = true;
+              else if (rule.intervalMs > 0) rule.pausedUntil = now + rule.intervalMs;
+            }
+            expect(got).toEqual(want.sort((a, b) => a - b));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('MinuteVolume', () => {
   it('keeps the last hour and the 24 hours before it, against a plain sum of the trades', () => {
     const v = new MinuteVolume(T0);
