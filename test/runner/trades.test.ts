@@ -177,18 +177,21 @@ describe(`Large Trade through the simulator (${engineName})`, () => {
     expect(await getSub(env, a, sells)).toMatchObject({ status: { enabled: true, reason: 'Triggered' }, triggerCount: 2 });
   });
 
-  it('a Watchlist rule covers each market of the watchlist', async () => {
+  it('a Watchlist rule covers each market of the watchlist, an Event rule each market of the event', async () => {
     const a = await env.newAccount();
     const event = await newEvent(2);
     const [m1, m2] = event.markets as [Market, Market];
     const wl = await watchlistWith(env, a, [event as any]);
-    const sub = await rule(a, wl, event.id, m1.id, { type: 'Large Trade', params: { min_usd: 500 }, scope: 'Watchlist' });
+    const listed = await rule(a, wl, event.id, m1.id, { type: 'Large Trade', params: { min_usd: 500 }, scope: 'Watchlist' });
+    const evented = await rule(a, wl, event.id, m1.id, { type: 'Large Trade', params: { min_usd: 600 }, scope: 'Event' });
     await engine(m1.yesTokenId, m2.yesTokenId);
 
     await trade(m1.id, 0.5, 1000);
     await trade(m2.id, 0.7, 1000);
-    await waitFor(async () => (await payloads(sub)).length === 2, { message: 'a firing on each market' });
-    expect((await payloads(sub)).map((p) => [p.marketId, p.detectionDetails.tradeUsd]).sort()).toEqual([[m1.id, 500], [m2.id, 700]].sort());
+    await waitFor(async () => (await payloads(listed)).length === 2, { message: 'a firing on each market' });
+    expect((await payloads(listed)).map((p) => [p.marketId, p.detectionDetails.tradeUsd]).sort()).toEqual([[m1.id, 500], [m2.id, 700]].sort());
+    await waitFor(async () => (await payloads(evented)).length === 1, { message: 'the Event rule to fire on the $700 trade' });
+    expect((await payloads(evented)).map((p) => [p.marketId, p.subscriptionScope])).toEqual([[m2.id, 'Event']]);
   });
 
   it('a paused rule never fires; restarted, it fires on the next large trade', async () => {
