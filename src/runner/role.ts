@@ -84,7 +84,10 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
     });
-  const prices = new StreamPrices((token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg));
+  const prices = new StreamPrices(
+    (token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg),
+    (msg, receivedAtMs) => runner.onTrade(msg, receivedAtMs),
+  );
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
   let started = false;

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { Router, type Response } from 'express';
 import { bestAsk, bestBid, displayedPrice } from './books.js';
 import { addEvent, SimError } from './catalog.js';
 import { gammaEvent, gammaMarket } from './gamma-format.js';
 import type { GammaFault } from './gamma-routes.js';
-import { ControlDisconnectInput, ControlEndDateInput, ControlEventInput, ControlGammaFailInput, ControlPriceInput, ControlResolutionInput, ControlStallInput } from './schemas.js';
+import { ControlDisconnectInput, ControlEndDateInput, ControlEventInput, ControlGammaFailInput, ControlPriceInput, ControlResolutionInput, ControlStallInput, ControlTradeInput } from './schemas.js';
 import type { SimEvent, SimMarket, SimState } from './state.js';
 import { marketResolvedMessage, newMarketMessage, type WireMessage } from './wire.js';
 import type { WsHub } from './ws-hub.js';
@@ -39,6 +40,18 @@ export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFaul
     // A trade at the price as well, so the displayed price is `price` even where one side is empty.
     hub.publish(state.quote(m, price, { trade: { side: 'BUY', size: 10 }, legacy: legacy ?? false }), false);
     res.json({ market: gammaMarket(state, m, true) });
+  });
+
+  router.post('/markets/:marketId/trade', (req, res) => {
+    const m = market(req.params.marketId);
+    const trade = ControlTradeInput.parse(req.body);
+    if (m.closed) throw new SimError(409, `market ${m.id} is closed`);
+    // Not from the seeded generator: a trade's hash must not shift the catalog or the random walk of a seed.
+    const transactionHash = `0x${randomBytes(32).toString('hex')}`;
+    const price = Math.round(trade.price * 1e4) / 1e4;
+    const size = Math.round(trade.size * 1e4) / 1e4;
+    hub.publish(state.trade(m, { price, size, side: trade.side, transactionHash }), false);
+    res.json({ market: gammaMarket(state, m, true), trade: { price, size, side: trade.side, transactionHash } });
   });
 
   router.post('/markets/:marketId/close', (req, res) => {

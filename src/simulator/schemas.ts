@@ -33,6 +33,13 @@ export const ControlResolutionInput = z.object({
 /** Body of `POST /control/markets/{id}/end-date`. */
 export const ControlEndDateInput = z.object({ endDate: z.iso.datetime({ offset: true }) });
 
+/** Body of `POST /control/markets/{id}/trade`: a trade on the market's first outcome. */
+export const ControlTradeInput = z.strictObject({
+  price: z.number().gt(0, 'price must be above 0').lt(1, 'price must be below 1'),
+  size: z.number().positive('size must be a positive number of shares').max(1e9, 'size must be at most 1e9 shares'),
+  side: z.enum(['BUY', 'SELL'], { error: 'side must be BUY or SELL' }),
+});
+
 export const ControlDisconnectInput = z.object({ refuseMs: z.number().int().min(0).max(60_000).optional() }).default({});
 
 const FaultSeconds = z.number().min(0).max(3600);

@@ -2,6 +2,7 @@ import { encodeButton } from '../../domain/button-actions.js';
 import { cutText } from '../../text/cut.js';
 import { NOTIFICATION_TYPE, PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
 import { child, num, parseJsonArray, str } from '../senders/summary.js';
+import { tradeWording } from './trade-facts.js';
 
 // What a chat alert says, as plain text facts: the Telegram and Discord renderers only escape and
 // lay them out, so both platforms tell the same story. Pure: the payloads and the rules' current
@@ -107,6 +108,8 @@ function previousOf(payload: Record<string, unknown>): number | undefined {
 }
 
 interface PriceReading {
+  /** The whole payload, for the extension types' own details. */
+  payload: Record<string, unknown>;
   type: string | undefined;
   threshold: number | undefined;
   price: number | undefined;
@@ -117,6 +120,7 @@ interface PriceReading {
 function readPrice(payload: Record<string, unknown>): PriceReading {
   const config = child(payload, 'subscriptionTypeConfig');
   return {
+    payload,
     type: str(config, 'type'),
     threshold: num(child(child(config, 'config'), 'params'), 'threshold_percent'),
     price: num(payload, 'detectedValue'),
@@ -137,6 +141,8 @@ const ARROW = { up: '⬆', down: '⬇' } as const;
 
 /** The rule's wording and, for buttons in a message of several rules, its short name. */
 function priceWording(r: PriceReading): { headline: string; short: string; tone: Tone } {
+  const trade = tradeWording(r.payload);
+  if (trade) return trade;
   const at = r.threshold === undefined ? '' : percent(r.threshold);
   const dir = direction(r);
   const arrow = dir ? `${ARROW[dir]} ` : '';
