@@ -92,7 +92,9 @@ export function createDocsPage(logger: Logger): DocsPage {
     page: (_req, res) => void res.type('html').send(bundle ? HTML : MISSING),
     assets,
     // Scripts from this server only (no inline script); the renderer injects its styles as <style>
-    // elements, and "Try it" requests go to this same origin.
+    // elements, and "Try it" requests go to this same origin. No upgrade-insecure-requests (in
+    // helmet's defaults): a service reached over plain http on another host than localhost would
+    // have its own scripts fetched over https, which it does not serve, and show a blank page.
     headers: helmet({
       contentSecurityPolicy: {
         useDefaults: true,
@@ -103,6 +105,7 @@ export function createDocsPage(logger: Logger): DocsPage {
           'font-src': ["'self'", 'data:'],
           'connect-src': ["'self'"],
           'worker-src': ["'self'", 'blob:'],
+          'upgrade-insecure-requests': null,
         },
       },
     }),
