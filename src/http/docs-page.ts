@@ -73,8 +73,9 @@ function findBundle(): string | undefined {
   }
 }
 
-export function createDocsPage(logger: Logger): DocsPage {
-  const bundle = findBundle();
+/** `findRenderer`: where the renderer's file is, undefined when it is not installed (tests replace it). */
+export function createDocsPage(logger: Logger, findRenderer: () => string | undefined = findBundle): DocsPage {
+  const bundle = findRenderer();
   if (!bundle) logger.warn({ package: '@scalar/api-reference' }, '/docs shows a plain page: the API reference renderer is not installed');
   const init = `Scalar.createApiReference('#app', ${JSON.stringify(CONFIGURATION)});\n`;
 
