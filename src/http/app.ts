@@ -80,9 +80,12 @@ export function createApp(deps: AppDeps): HttpApp {
     }),
   );
   app.use(metrics.middleware);
-  // The /docs page has a policy of its own (src/http/docs-page.ts); everything else gets helmet's strict defaults.
+  // The /docs page has a policy of its own (src/http/docs-page.ts); everything else gets helmet's
+  // strict defaults but upgrade-insecure-requests: a page served over plain http from another host
+  // than localhost (a LAN address) would have its own scripts fetched over https, which the service
+  // does not serve, and stay blank.
   const docs = createDocsPage(logger);
-  const strictHeaders = helmet();
+  const strictHeaders = helmet({ contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } });
   app.use((req, res, next) => (req.path === '/docs' ? docs.headers : strictHeaders)(req, res, next));
   // Before the JSON parser, which would consume the body these need byte for byte.
   for (const hook of deps.webhooks ?? []) {
