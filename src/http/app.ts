@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
-import { apiReference } from '@scalar/express-api-reference';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { authenticateBearer, startTokenCheckCache } from '../services/tokens/index.js';
 import type { ServiceContext } from '../services/context.js';
 import { isServiceError } from '../services/errors.js';
+import { createDocsPage } from './docs-page.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics, type MetricSources } from './metrics.js';
@@ -80,12 +80,13 @@ export function createApp(deps: AppDeps): HttpApp {
     }),
   );
   app.use(metrics.middleware);
-  // The /docs page loads its renderer from a CDN; everything else gets helmet's strict defaults.
-  const docsHeaders = helmet({
-    contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'", 'https://cdn.jsdelivr.net'] } },
-  });
-  const strictHeaders = helmet();
-  app.use((req, res, next) => (req.path === '/docs' ? docsHeaders : strictHeaders)(req, res, next));
+  // The /docs page has a policy of its own (src/http/docs-page.ts); everything else gets helmet's
+  // strict defaults but upgrade-insecure-requests: a page served over plain http from another host
+  // than localhost (a LAN address) would have its own scripts fetched over https, which the service
+  // does not serve, and stay blank.
+  const docs = createDocsPage(logger);
+  const strictHeaders = helmet({ contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } });
+  app.use((req, res, next) => (req.path === '/docs' ? docs.headers : strictHeaders)(req, res, next));
   // Before the JSON parser, which would consume the body these need byte for byte.
   for (const hook of deps.webhooks ?? []) {
     if (hook.rawBody) app.post(hook.path, express.raw({ type: () => true, limit: config.BODY_LIMIT_BYTES }), hook.handler);
@@ -123,7 +124,8 @@ export function createApp(deps: AppDeps): HttpApp {
   healthRoutes(app, { database, readiness: deps.readiness, registry: metrics.registry });
   const document = buildOpenApiDocument(routes, config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.get('/docs', apiReference({ url: '/openapi.json', pageTitle: 'Oddswatch API' } as never));
+  app.get('/docs', docs.page);
+  app.use('/docs', docs.assets);
 
   for (const route of routes) {
     if (isStream(route)) {
