@@ -121,6 +121,17 @@ describe(`account linking over REST and both bots (${engineName})`, () => {
     expect(await accountOf('discordUserId', '9202')).not.toBe(a.userId);
   });
 
+  it('two users sending the same code at once: one is linked, the other told it was used', async () => {
+    const a = await env.newAccount();
+    const code = await newCode(a);
+    const replies = await Promise.all([
+      discordSays('9251', 'link', { code }),
+      discordSays('9252', 'link', { code }),
+    ]);
+    expect(replies.map((r) => r.text.split(':')[0]).sort()).toEqual(['Linked', 'That link code was already used; a code works once. Make a new one with POST /links (or in the console under Settings).']);
+    expect((await me(a)).links.discord).toMatch(/^925[12]$/);
+  });
+
   it('an expired code: the chat reply says so and nothing changes', async () => {
     const a = await env.newAccount();
     const code = await newCode(a);

@@ -1,4 +1,4 @@
-import { redeemLinkCode, type LinkOutcome } from '../../services/accounts/index.js';
+import { LINK_CODE_TTL_MS, redeemLinkCode, type LinkOutcome } from '../../services/accounts/index.js';
 import { textOf } from './params.js';
 import { ChatRefusal, type Command } from './types.js';
 
@@ -21,7 +21,7 @@ function words(outcome: LinkOutcome, platform: string): { text: string; failed?:
     case 'unknown':
       return { text: `I don't know that link code: check it for typos. ${NEW_CODE}`, failed: true };
     case 'expired':
-      return { text: `That link code has expired (a code lasts 10 minutes). ${NEW_CODE}`, failed: true };
+      return { text: `That link code has expired (a code lasts ${LINK_CODE_TTL_MS / 60_000} minutes). ${NEW_CODE}`, failed: true };
     case 'used':
       return { text: `That link code was already used; a code works once. ${NEW_CODE}`, failed: true };
     case 'taken':

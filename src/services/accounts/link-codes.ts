@@ -143,10 +143,10 @@ async function heldBy(tx: Tx, accountId: string) {
   return { watchlists: await n(watchlists), alerts: await n(subscriptions) };
 }
 
-export const UnlinkInput = z.strictObject({
+const UnlinkInput = z.strictObject({
   platform: z.enum(['telegram', 'discord'], 'platform is telegram or discord'),
 });
-export type UnlinkInput = z.input<typeof UnlinkInput>;
+type UnlinkInput = z.input<typeof UnlinkInput>;
 
 /**
  * `DELETE /links/{platform}`: the chat user no longer acts as this account. Their next message
