@@ -165,4 +165,14 @@ describe(`Discord with BOT_ALLOWED_DISCORD_GUILDS and BOT_ALLOWED_DISCORD_USERS 
     await b.handleInteraction(other);
     expect(onlyCallback(discordApi, other).data.content).not.toBe(REFUSED);
   });
+
+  it('with only the users list, everyone else is refused everywhere, in the plain words', async () => {
+    const b = bot({ BOT_ALLOWED_DISCORD_USERS: LISTED_USER });
+    for (const where of [{}, { guild: GUILD }]) {
+      const i = interaction('500000000000000301', 2, where, { name: 'help', options: [] });
+      await b.handleInteraction(i);
+      expect(onlyCallback(discordApi, i).data).toMatchObject({ content: REFUSED, flags: EPHEMERAL });
+    }
+    expect(await accountsOf('500000000000000301')).toEqual([]);
+  });
 });

@@ -136,7 +136,9 @@ export function createDiscordBot({
       // an ephemeral answer is seen by the caller alone, so it is not chat spam.
       log.info({ discordUserId: userId, guildId: interaction.guild_id }, 'discord: a user or server not in the BOT_ALLOWED_DISCORD_* lists was refused');
       if (!send) return await respond({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: [] } }).catch(() => {});
-      return await send(interaction.guild_id ? REFUSED : REFUSED_DISCORD_DM, true).catch(() => {});
+      // A DM refused while servers are open: say where the bot does answer.
+      const dmWhereServersOpen = !interaction.guild_id && deps.config.BOT_ALLOWED_DISCORD_GUILDS;
+      return await send(dmWhereServersOpen ? REFUSED_DISCORD_DM : REFUSED, true).catch(() => {});
     }
     try {
       const ctx = await serviceContext(interaction, log);
