@@ -117,6 +117,7 @@ describe(`account linking over REST and both bots (${engineName})`, () => {
     expect((await discordSays('9202', 'link', { code })).text).toMatch(/already used/);
     expect(await telegramSays(8202, '/link ZZZZZ-ZZZZZ')).toMatch(/I don't know that link code/);
     expect(await telegramSays(8202, '/link not-a-code')).toMatch(/I don't know that link code/);
+    expect(await telegramSays(8202, '/link')).toBe('Usage: /link <code>');
     expect((await me(a)).links).toEqual({ telegram: '8201', discord: null });
     expect(await accountOf('discordUserId', '9202')).not.toBe(a.userId);
   });

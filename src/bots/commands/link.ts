@@ -44,7 +44,7 @@ function words(outcome: LinkOutcome, platform: string): { text: string; failed?:
 /** `/link <code>`: this chat user joins the account that made the code (`POST /links`). */
 export const linkCommand: Command = {
   name: 'link',
-  params: [{ kind: 'text', name: 'code', word: '<code>', help: 'The code from POST /links or the console (10 minutes, once)' }],
+  params: [{ kind: 'text', name: 'code', help: 'The code from POST /links or the console (10 minutes, once)' }],
   summary: 'Join your existing account with a link code',
   async run({ ctx, chat, values }) {
     if (!chat.userId) throw new ChatRefusal('I cannot tell who sent this, so I cannot link it.');
