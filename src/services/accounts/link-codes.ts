@@ -8,7 +8,7 @@ import { withTransaction, type ServiceContext, type SystemDeps } from '../contex
 import { notFound } from '../errors.js';
 import { tokenCheckCache } from '../tokens/check-cache.js';
 import { parseInput } from '../validate.js';
-import type { ChatKind } from './link.js';
+import { chatColumn, type ChatKind } from './link.js';
 
 /** How long a link code can be redeemed: long enough to switch apps and type it, short for a guesser. */
 export const LINK_CODE_TTL_MS = 10 * 60_000;
@@ -67,7 +67,6 @@ export type LinkOutcome =
   /** The chat user's own account holds things only this chat user can reach: linking would strand them. */
   | { result: 'holds-data'; watchlists: number; alerts: number };
 
-const chatColumn = (kind: ChatKind) => (kind === 'telegram' ? accounts.telegramUserId : accounts.discordUserId);
 const chatField = (kind: ChatKind) => (kind === 'telegram' ? 'telegramUserId' : 'discordUserId') satisfies keyof typeof accounts.$inferInsert;
 
 /**
@@ -118,8 +117,8 @@ export async function redeemLinkCode(
         const held = await heldBy(tx, current.id);
         if (held.watchlists + held.alerts > 0) return { result: 'holds-data', ...held };
         await tx.delete(accounts).where(eq(accounts.id, current.id));
-        // Nobody held these tokens, but every API process forgets them anyway: the cache assumes
-        // accounts are never deleted.
+        // Nobody held these tokens, but every API process's token cache forgets them anyway: a
+        // cached check would otherwise outlive the account by up to its maximum age.
         await notifyChanges(tx, TOKEN_REVOKED, tokens.map((t) => t.id));
         forgotten.push(...tokens.map((t) => t.id));
         previous = 'removed';
