@@ -101,7 +101,9 @@ describe(`account linking over REST and both bots (${engineName})`, () => {
     // The chat user has met the bot before (an account of their own, empty), then links: lower case works too.
     expect(await telegramSays(8101, '/watchlists')).toMatch(/no watchlists|don't have any/i);
     const chatOnly = await accountOf('telegramUserId', '8101');
-    expect(await telegramSays(8101, `/link ${code.toLowerCase()}`)).toMatch(/^Linked: .*The empty account I had made for you here is gone\./);
+    expect(await telegramSays(8101, `/link ${code.toLowerCase()}`)).toBe(
+      'Linked: from now on you act here as the account that made this code: its alerts, watchlists and inbox.',
+    );
     expect((await me(a)).links).toEqual({ telegram: '8101', discord: null });
     expect(await accountOf('telegramUserId', '8101')).toBe(a.userId);
     expect(await env.database.db.select().from(accounts).where(eq(accounts.id, chatOnly!))).toEqual([]);

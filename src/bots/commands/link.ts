@@ -11,7 +11,8 @@ function words(outcome: LinkOutcome, platform: string): { text: string; failed?:
     case 'linked': {
       const before = {
         none: '',
-        removed: ' The empty account I had made for you here is gone.',
+        // An empty account is all a first message makes: not worth a word, even when it was this one.
+        removed: '',
         kept: ' Your previous account keeps its alerts and watchlists: reach it with its API tokens or from the other chat app.',
       }[outcome.previous];
       return { text: `Linked: from now on you act here as the account that made this code: its alerts, watchlists and inbox.${before}` };
