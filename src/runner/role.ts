@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { createMarketStream, type MarketStream } from '../venue/clob/market-socket.js';
 import { createClobRestClient, type ClobRestClient } from '../venue/clob/rest.js';
 import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
+import { createClosingSoonChecker, type ClosingSoonChecker } from './closing-soon.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { startFeedHealth, type FeedHealthMonitor } from './feed-health.js';
 import { StreamPrices } from './prices-from-stream.js';
@@ -26,8 +27,10 @@ export interface EngineRoleOptions {
   feedCheckIntervalMs?: number;
   /** PING interval of the venue stream (ms, default 10 s); a PONG counts as a sign of life. */
   streamPingIntervalMs?: number;
-  /** The feed health's clock (default Date.now): tests move it instead of waiting an outage out. */
+  /** The feed health's and Closing Soon's clock (default Date.now): tests move it instead of waiting. */
   now?: () => number;
+  /** The rules' clock (default Date.now): tests move it to measure windows and pauses without waiting them out. */
+  ruleClock?: () => number;
 }
 
 /** One market connection's lag, for /readyz and /metrics. */
@@ -42,6 +45,8 @@ export interface FeedLag {
 export interface EngineRole {
   runner: EngineRunner;
   catalog: CatalogChangeConsumer;
+  /** The timer of Closing Soon rules (closing-soon.ts). */
+  closingSoon: ClosingSoonChecker;
   stream: MarketStream;
   /** This process's share of the tokens (all of them on PGlite or when it runs alone). */
   shards: ShardMembership;
@@ -67,7 +72,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     digestHour: config.DIGEST_HOUR,
     burst: { max: config.BURST_MAX, windowMs: config.BURST_WINDOW_MS },
   };
-  const runner = createEngineRunner({ database, logger, owns: evaluates, batching });
+  const runner = createEngineRunner({ database, logger, owns: evaluates, batching, ...(options.ruleClock ? { now: options.ruleClock } : {}) });
   const savedPrices = new TokenPriceStore(database);
   const clobRest: ClobRestClient | undefined =
     options.marketStream && !options.clobUrl
@@ -81,7 +86,10 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
     });
-  const prices = new StreamPrices((token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg));
+  const prices = new StreamPrices(
+    (token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg),
+    (msg, receivedAtMs) => runner.onTrade(msg, receivedAtMs),
+  );
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
   let started = false;
@@ -206,6 +214,14 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   await initial;
   const catalog = createCatalogChangeConsumer({ database, logger, batching, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
   await catalog.start();
+  const closingSoon = createClosingSoonChecker({
+    database,
+    logger,
+    batching,
+    checkIntervalMs: config.CLOSING_SOON_CHECK_MS,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await closingSoon.start();
   const feedHealth = startFeedHealth({
     database,
     logger,
@@ -240,6 +256,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   return {
     runner,
     catalog,
+    closingSoon,
     stream,
     shards,
     feedHealth,
@@ -254,6 +271,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     },
     async stop() {
       await feedHealth.stop();
+      await closingSoon.stop();
       await catalog.stop();
       await changes;
       stream.close();

@@ -24,6 +24,17 @@ function price(type: string, threshold: number, previous: number | null, now: nu
   };
 }
 
+/** A window-move firing: measured from `from` (the window's lowest or highest price) to `now`. */
+function move(type: string, points: number, window: string, from: number, now: number) {
+  const payload = price(type, points, from, now, {
+    window,
+    windowStartValue: from,
+    windowStartTimeMs: pricePayload.detectedAtMs - 40 * 60_000,
+    movePoints: Math.round((now - from) * 1e11) / 1e9,
+  });
+  return { ...payload, subscriptionTypeConfig: { type, config: { params: { threshold_percent: points, window } } } };
+}
+
 const fired = (payload: Record<string, unknown>, rule: FiredAlert['rule'] = activeRule): FiredAlert => ({ payload, rule });
 
 const CASES: Record<string, FiredAlert[]> = {
@@ -35,6 +46,39 @@ const CASES: Record<string, FiredAlert[]> = {
   'crossing-step-down': [fired(price('Crossing Step', 10, 0.52, 0.39, { levels: [0.5, 0.4] }))],
   'greater-than': [fired(price('Greater Than', 70, null, 0.72))],
   'less-than': [fired(price('Less Than', 10, 0.12, 0.08))],
+  'moves-up-by': [fired(move('Moves Up By', 10, '1h', 0.48, 0.58))],
+  'moves-down-by': [fired(move('Moves Down By', 5, '15m', 0.62, 0.555))],
+  'moves-by-either-way': [fired(move('Moves By', 1, '24h', 0.3, 0.29))],
+  'large-trade': [
+    fired({
+      ...price('Large Trade', 0, null, 0.62, { tradePrice: 0.62, tradeSize: 40_967.74, tradeSide: 'BUY', tradeUsd: 25_400, transactionHash: '0xabc' }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 25_000 } } },
+    }),
+  ],
+  'large-trade-sold': [
+    fired({
+      ...price('Large Trade', 0, null, 0.415, { tradePrice: 0.415, tradeSize: 2408.67, tradeSide: 'SELL', tradeUsd: 999.6 }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 500, side: 'SELL' } } },
+    }),
+  ],
+  'volume-spike': [
+    fired({
+      ...price('Volume Spike', 0, null, 0.62, { hourVolumeUsd: 48_000, baselineHourlyUsd: 15_000, baselineSource: 'catalog', volumeMultiple: 3.2 }),
+      subscriptionTypeConfig: { type: 'Volume Spike', config: { params: { multiple: 2 } } },
+    }),
+  ],
+  'trade-rules-one-trade': [
+    fired({
+      ...price('Large Trade', 0, null, 0.62, { tradePrice: 0.62, tradeSize: 40_967.74, tradeSide: 'BUY', tradeUsd: 25_400 }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 25_000 } } },
+      subscriptionId: 'sub-trade',
+    }),
+    fired({
+      ...price('Volume Spike', 0, null, 0.62, { hourVolumeUsd: 48_000, baselineHourlyUsd: 15_000, baselineSource: 'feed', volumeMultiple: 3.2 }),
+      subscriptionTypeConfig: { type: 'Volume Spike', config: { params: { multiple: 3 } } },
+      subscriptionId: 'sub-volume',
+    }),
+  ],
   'new-market': [fired({ ...marketClosedPayload, triggerType: 'Open', outcomePrices: '["0.5","0.5"]' })],
   'market-closed': [fired(marketClosedPayload)],
   'event-closed': [fired({ ...marketClosedPayload, eventStatusScope: 'Event', marketId: undefined, marketQuestion: undefined, outcomes: undefined, outcomePrices: undefined })],
@@ -113,6 +157,16 @@ describe('alert messages', () => {
     expect(alertLine(marketClosedPayload)).toBe(`${marketClosedPayload.marketQuestion} · 🔒 Market closed`);
     const eventClosed = { ...marketClosedPayload, eventStatusScope: 'Event', marketQuestion: undefined };
     expect(alertLine(eventClosed)).toBe(`${marketClosedPayload.eventTitle} · 🔒 Event closed`);
+    const trade = {
+      ...price('Large Trade', 0, null, 0.62, { tradePrice: 0.62, tradeSize: 40_967.74, tradeSide: 'BUY', tradeUsd: 25_400 }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 25_000 } } },
+    };
+    expect(alertLine(trade)).toBe(`${up.marketQuestion} 62 % · 💰 $25,400 bought at 62 %`);
+    const volume = {
+      ...price('Volume Spike', 0, null, 0.62, { hourVolumeUsd: 48_000.5, baselineHourlyUsd: 15_000, volumeMultiple: 3.2 }),
+      subscriptionTypeConfig: { type: 'Volume Spike', config: { params: { multiple: 2 } } },
+    };
+    expect(alertLine(volume)).toBe(`${up.marketQuestion} 62 % · 📈 Volume 3.2× the hourly average ($48,000.50 in the last hour)`);
     // The same headline the chat alert shows for that firing.
     expect(alertLine(up)).toContain(alertMessage({ fired: [fired(up)], links }).rules[0]!.headline);
   });
