@@ -133,6 +133,11 @@ export const Me = z.strictObject({
   links: z.strictObject({ discord: z.string().nullable(), telegram: z.string().nullable() }),
 });
 
+export const LinkCode = z.strictObject({
+  code: z.string().meta({ description: 'Send `/link <code>` to the Telegram or Discord bot; used once' }),
+  expiresAt: z.string(),
+});
+
 export const IssuedToken = z.strictObject({
   id: z.string(),
   token: z.string().meta({ description: 'Shown only in this answer' }),

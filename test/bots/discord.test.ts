@@ -136,7 +136,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
     expect(put.authorization).toBe('Bot discord-bot-token');
     const names = put.body.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'snooze', 'unsnooze', 'digest', 'rearm', 'quiet', 'timezone', 'enable', 'inbox', 'token', 'tokens', 'revoke']);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'snooze', 'unsnooze', 'digest', 'rearm', 'quiet', 'timezone', 'enable', 'inbox', 'token', 'tokens', 'revoke', 'link']);
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],

@@ -43,3 +43,21 @@ export const accountPreferences = pgTable('account_preferences', {
   quietHours: jsonb('quiet_hours').$type<{ start: string; end: string; channels: ChannelType[] }>(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
+
+/**
+ * One-time codes that let a chat user join this account (`POST /links`, then `/link <code>` in a
+ * bot). Only the code's SHA-256 is kept; a code is used once and lives minutes (docs/bots.md).
+ */
+export const linkCodes = pgTable(
+  'link_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('link_codes_account_idx').on(t.accountId)],
+);

@@ -23,7 +23,8 @@ const MAX_ENTRIES = 10_000;
  * in this process at once, and its TOKEN_REVOKED notice (delivered on commit) makes every process's
  * cache forget it; a check that was reading while a revocation passed is not kept (`generation`).
  * Only a token's revocation changes a check's answer besides its expiry (which is checked on every
- * use): accounts are never deleted and `isAdmin` never changes once set.
+ * use): `isAdmin` never changes once set, and the one deletion of an account (an empty chat account
+ * removed by `/link`, services/accounts/link-codes.ts) sends TOKEN_REVOKED for each of its tokens.
  */
 export class TokenCheckCache {
   private readonly byHash = new Map<string, CheckedToken>();
