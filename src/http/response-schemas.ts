@@ -7,6 +7,7 @@ import {
   STATUS_REASONS,
   SUBSCRIPTION_SCOPES,
   SUBSCRIPTION_TYPES,
+  TOKEN_KINDS,
   TRIGGER_INTERVALS,
   TRIGGER_TYPES,
 } from '../domain/enums.js';
@@ -131,6 +132,7 @@ export const TokenList = z.strictObject({
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
       expiresAt: z.string().nullable(),
+      kind: z.enum(TOKEN_KINDS).meta({ description: '`session`: a web console sign-in; revoking it signs that browser out' }),
     }),
   ),
 });

@@ -28,6 +28,15 @@ const SearchResults = z
   )
   .meta({ id: 'SearchResults' });
 
+const PriceHistory = z
+  .strictObject({
+    marketId: z.string(),
+    question: z.string(),
+    current: z.number().nullable(),
+    points: z.array(z.strictObject({ at: z.string(), price: z.number() })),
+  })
+  .meta({ id: 'PriceHistory' });
+
 const CHART_HEADERS = { 'Cross-Origin-Resource-Policy': 'cross-origin', 'Cache-Control': 'public, max-age=60' };
 
 const LimitQuery = z.object({ limit: z.string().optional().meta({ description: 'Results, 1 to 200 (default 50)' }) });
@@ -70,6 +79,17 @@ export const catalogRoutes = defineRoutes([
     response: SearchResults,
     errors: [400],
     handler: (ctx, { query }) => search.findEvents({ ctx, input: unparsed(query) }),
+  },
+  {
+    method: 'get',
+    path: '/markets/{marketId}/prices',
+    summary: "The market's displayed price (first outcome) at the end of each minute of the last `minutes`, and now",
+    tag,
+    auth: 'public',
+    query: z.object({ minutes: z.string().optional().meta({ description: 'How far back, 1 to 10080 (default 60)' }) }),
+    response: PriceHistory,
+    errors: [400, 404],
+    handler: (ctx, { params, query }) => search.marketPriceHistory({ ctx, input: { marketId: params.marketId, ...query } }),
   },
   {
     method: 'get',
