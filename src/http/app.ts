@@ -15,6 +15,7 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics, type MetricSources } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { defaultConsoleDir, mountConsole } from './console.js';
 import { byAccountOrIp, byIp, minuteLimiter } from './rate-limit.js';
 import { createNotificationStream, type NotificationStreamOptions } from './notification-stream.js';
 import { expressPath, isStream, RawBody } from './route.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   metricSources?: MetricSources;
   /** The clock tokens expire by (tests move it instead of waiting for an expiry). */
   now?: () => number;
+  /** The built web console (default dist/console, made by bin/build-console.js). */
+  consoleDir?: string;
 }
 
 export interface HttpApp {
@@ -136,6 +139,7 @@ export function createApp(deps: AppDeps): HttpApp {
   const document = buildOpenApiDocument(routes, config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.get('/docs', apiReference({ url: '/openapi.json', pageTitle: 'Oddswatch API' } as never));
+  mountConsole(app, deps.consoleDir ?? defaultConsoleDir());
 
   for (const route of routes) {
     if (isStream(route)) {
