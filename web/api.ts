@@ -21,6 +21,9 @@ export const whenSignedOut = (fn: () => void) => {
 export const rememberCsrf = (token: string | null) =>
   token === null ? localStorage.removeItem(CSRF_KEY) : localStorage.setItem(CSRF_KEY, token);
 
+/** Whether this browser holds a session's CSRF token, i.e. probably a session cookie too. */
+export const hasSession = () => localStorage.getItem(CSRF_KEY) !== null;
+
 export async function api<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -28,7 +31,10 @@ export async function api<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' 
   const res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   const data = (await res.json().catch(() => ({}))) as { error?: string };
   if (!res.ok) {
-    if (res.status === 401 && path !== '/sessions') onSignedOut();
+    if (res.status === 401 && path !== '/sessions') {
+      rememberCsrf(null);
+      onSignedOut();
+    }
     throw new ApiError(res.status, data.error ?? `${res.status} ${res.statusText}`);
   }
   return data as T;

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, rememberCsrf, whenSignedOut, type Me } from './api.js';
+import { api, hasSession, rememberCsrf, whenSignedOut, type Me } from './api.js';
 import { Inbox } from './pages/inbox.js';
 import { RuleBuilder } from './pages/rule-builder.js';
 import { Rules } from './pages/rules.js';
@@ -24,7 +24,8 @@ function App() {
 
   useEffect(() => {
     whenSignedOut(() => setMe(null));
-    if (route === '/login') return setMe(null);
+    // Never signed in on this browser (or signed out): the sign-in page at once, no round trip.
+    if (route === '/login' || !hasSession()) return setMe(null);
     api<Me>('GET', '/me').then(setMe, () => setMe(null));
   }, []);
 

@@ -3,4 +3,4 @@ export { findEvents, findMarkets, queryWords } from './find.js';
 export { marketChartSvg } from './chart.js';
 export * from './schemas.js';
 export { findEvent, findMarket, findMarketId } from './lookup.js';
-export { marketPriceHistory, PriceHistoryInput } from './price-history.js';
+export { marketPriceHistory } from './price-history.js';
