@@ -18,6 +18,8 @@ const PAGES = [
   { path: '/settings', label: 'Settings', view: Settings },
 ] as const;
 
+const FIRST_VIEW = 'console:first-view';
+
 function App() {
   const route = useRoute();
   const [me, setMe] = useState<Me | null | undefined>(undefined);
@@ -28,6 +30,11 @@ function App() {
     if (route === '/login' || !hasSession()) return setMe(null);
     api<Me>('GET', '/me').then(setMe, () => setMe(null));
   }, []);
+
+  // When the first real view (sign-in or a page) is on screen: the budget's measure (docs/console.md).
+  useEffect(() => {
+    if (me !== undefined && performance.getEntriesByName(FIRST_VIEW).length === 0) performance.mark(FIRST_VIEW);
+  }, [me !== undefined]);
 
   if (me === undefined) return <p class="loading">Loading…</p>;
   if (me === null || route === '/login')

@@ -59,7 +59,10 @@ export function Watchlists() {
 
 function querySummary(w: Watchlist): string {
   const terms = [...w.query.keyphrases.map((k) => ({ t: `“${k.text}”`, i: k.include })), ...w.query.tags.map((t) => ({ t: `#${t.tagSlug}`, i: t.include }))];
-  if (terms.length === 0) return `${Object.keys(w.events).length} events picked by hand`;
+  if (terms.length === 0) {
+    const n = Object.keys(w.events).length;
+    return `${n} event${n === 1 ? '' : 's'} picked by hand`;
+  }
   return `${terms.map((x) => (x.i ? x.t : `not ${x.t}`)).join(` ${w.query.searchMatchOperator} `)}${w.automaticallyAddMatchingEvents ? ' · adds matching events' : ''}`;
 }
 
@@ -119,6 +122,7 @@ function NewWatchlist({ onCreated }: { onCreated: () => void }) {
       await api('POST', '/watchlists', body);
       setDone(`Created “${name}”.`);
       setName('');
+      setQ('');
       setPicked({});
       setTerms([]);
       onCreated();
