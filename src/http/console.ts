@@ -13,10 +13,13 @@ export const defaultConsoleDir = () => path.join(packageRoot(), 'dist', 'console
  */
 export function mountConsole(app: Express, dir: string): void {
   const index = path.join(dir, 'index.html');
-  app.use(CONSOLE_PATH, express.static(dir, { index: false, redirect: false }));
-  app.get([CONSOLE_PATH, `${CONSOLE_PATH}/{*page}`], (_req, res) => {
+  // A router of its own: the console's files are not API routes (the route table and OpenAPI).
+  const router = express.Router();
+  router.use(express.static(dir, { index: false, redirect: false }));
+  router.get('/{*page}', (_req, res) => {
     // Without a build (running src/ directly) the API works and the console says how to get it.
     if (!existsSync(index)) return void res.status(503).json({ error: 'The web console is not built: run `npm run build` (or `npm start`, which builds it)' });
     res.sendFile(index, { headers: { 'Cache-Control': 'no-cache' } });
   });
+  app.use(CONSOLE_PATH, router);
 }
