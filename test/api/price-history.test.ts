@@ -59,3 +59,32 @@ describe(`GET /markets/{marketId}/prices (${engineName})`, () => {
     expect(res.body).toEqual({ error: 'Market not found' });
   });
 });
+
+describe(`GET /markets/prices (${engineName})`, () => {
+  it("answers several markets' prices now in one request: the engine's when it has one, else the catalog's", async () => {
+    const event = await seedEvent(env.database, { title: 'Many prices', markets: 2 });
+    const [watched, quiet] = event.markets;
+    await env.database.db.insert(tokenPrices).values({ tokenId: watched!.yesTokenId, price: 0.61 });
+    const res = await env.http.get(`/markets/prices?ids=${watched!.id},${quiet!.id},unknown`).expect(200);
+    expect(res.body.prices).toHaveLength(2);
+    expect(res.body.prices).toEqual(
+      expect.arrayContaining([
+        { marketId: watched!.id, question: watched!.question, current: 0.61 },
+        { marketId: quiet!.id, question: quiet!.question, current: expect.any(Number) },
+      ]),
+    );
+  });
+
+  it.each([
+    ['', /at least one market id/],
+    [Array.from({ length: 101 }, (_, i) => `m${i}`).join(','), /at most 100/],
+  ])('refuses ids=%s with 400', async (ids, message) => {
+    const res = await env.http.get(`/markets/prices?ids=${ids}`).expect(400);
+    expect(res.body).toEqual({ error: expect.stringMatching(message) });
+  });
+
+  it('refuses a request without ids with 400', async () => {
+    const res = await env.http.get('/markets/prices').expect(400);
+    expect(res.body.error).toMatch(/ids/);
+  });
+});

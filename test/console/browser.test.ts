@@ -201,4 +201,38 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     await expect.poll(() => again.getByRole('alert').textContent()).toMatch(/invalid, used or expired/);
     await second.close();
   });
+
+  it('is usable from the keyboard alone, and follows the light or dark preference', async () => {
+    const { token } = await insertAccountWithToken(service.database.db, {});
+    const background = async (colorScheme: 'light' | 'dark') => {
+      const context = await browser.newContext({ colorScheme });
+      const page = await context.newPage();
+      await page.goto(`${service.url}/app/`);
+      const color = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      return { context, page, color };
+    };
+    const light = await background('light');
+    const dark = await background('dark');
+    expect(light.color).toBe('rgb(255, 255, 255)');
+    expect(dark.color).toBe('rgb(20, 22, 27)');
+    await light.context.close();
+
+    // Tab into the token field, type, Enter; then Tab through the navigation and open Settings.
+    const page = dark.page;
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('token');
+    await page.keyboard.type(token);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: /Inbox/ }).waitFor();
+    const focused: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      focused.push(await page.evaluate(() => document.activeElement?.textContent?.trim() ?? ''));
+    }
+    expect(focused).toEqual(['Skip to content', 'Inbox', 'Watchlists', 'New rule', 'Rules', 'Settings']);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await shot(page, 'settings-dark');
+    await dark.context.close();
+  });
 });

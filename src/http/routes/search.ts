@@ -37,6 +37,10 @@ const PriceHistory = z
   })
   .meta({ id: 'PriceHistory' });
 
+const CurrentPrices = z
+  .strictObject({ prices: z.array(z.strictObject({ marketId: z.string(), question: z.string(), current: z.number().nullable() })) })
+  .meta({ id: 'CurrentPrices' });
+
 const CHART_HEADERS = { 'Cross-Origin-Resource-Policy': 'cross-origin', 'Cache-Control': 'public, max-age=60' };
 
 const LimitQuery = z.object({ limit: z.string().optional().meta({ description: 'Results, 1 to 200 (default 50)' }) });
@@ -79,6 +83,17 @@ export const catalogRoutes = defineRoutes([
     response: SearchResults,
     errors: [400],
     handler: (ctx, { query }) => search.findEvents({ ctx, input: unparsed(query) }),
+  },
+  {
+    method: 'get',
+    path: '/markets/prices',
+    summary: 'The displayed price now (first outcome) of up to 100 markets at once; unknown ids are left out',
+    tag,
+    auth: 'public',
+    query: z.object({ ids: z.string().meta({ description: 'Market ids, comma separated (at most 100)' }) }),
+    response: CurrentPrices,
+    errors: [400],
+    handler: async (ctx, { query }) => ({ prices: await search.currentPrices({ ctx, input: unparsed(query) }) }),
   },
   {
     method: 'get',

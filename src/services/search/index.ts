@@ -4,3 +4,4 @@ export { marketChartSvg } from './chart.js';
 export * from './schemas.js';
 export { findEvent, findMarket, findMarketId } from './lookup.js';
 export { marketPriceHistory } from './price-history.js';
+export { currentPrices } from './current-prices.js';
