@@ -1,6 +1,7 @@
 import type { catalogEvents, catalogMarkets, ChannelSettings, subscriptions } from '../db/schema/index.js';
 import { NOTIFICATION_TYPE, type ChannelType, type EventStatusScope, type EventStatusTrigger } from '../domain/enums.js';
 import { venueEncodedOutcomes } from '../domain/outcomes.js';
+import { storedParams } from '../domain/rule-params.js';
 import type { Firing } from '../engine/rules.js';
 
 // The spec's notification payloads (price_notification, event_status_notification), built here
@@ -43,7 +44,7 @@ interface PriceSource {
 
 /** The spec's `price_notification` payload of one firing. */
 export function pricePayload(
-  sub: Pick<SubscriptionRow, 'id' | 'accountId' | 'watchlistId' | 'scope' | 'type' | 'thresholdPercent' | 'triggerType'>,
+  sub: Pick<SubscriptionRow, 'id' | 'accountId' | 'watchlistId' | 'scope' | 'type' | 'thresholdPercent' | 'ruleParams' | 'triggerType'>,
   where: FiringPlace,
   channels: readonly ChannelRow[],
   firing: Firing,
@@ -63,7 +64,7 @@ export function pricePayload(
     polymarketSlug: where.event.slug,
     clobTokenId: firing.token,
     subscriptionScope: sub.scope,
-    subscriptionTypeConfig: { type: sub.type, config: { params: { threshold_percent: sub.thresholdPercent } } },
+    subscriptionTypeConfig: { type: sub.type, config: { params: storedParams(sub) } },
     triggerType: sub.triggerType,
     detectedValue: firing.price,
     detectedAt: new Date(firing.atMs).toISOString(),
@@ -76,6 +77,7 @@ export function pricePayload(
       priceChangeTimeMs: String(source.sourceTimestampMs ?? source.receivedAtMs),
       ...(firing.previousPrice !== null ? { previousValue: firing.previousPrice } : {}),
       ...(firing.levels ? { levels: [...firing.levels] } : {}),
+      ...firing.details,
     },
     ...(source.sourceEvent !== undefined ? { polymarketSourceEvent: source.sourceEvent } : {}),
   };

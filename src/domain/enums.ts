@@ -10,11 +10,38 @@ export const PRICE_RULE_TYPES = [
   'Less Than',
 ] as const;
 export type PriceRuleType = (typeof PRICE_RULE_TYPES)[number];
+const PRICE_RULE_TYPE_SET: ReadonlySet<string> = new Set(PRICE_RULE_TYPES);
+/** One of the spec's six price rule types, which the rule index evaluates on every displayed price. */
+export const isPriceRuleType = (type: string): type is PriceRuleType => PRICE_RULE_TYPE_SET.has(type);
 
 
 export const CATALOG_RULE_TYPE = 'New or closed events and markets' as const;
 
-export const SUBSCRIPTION_TYPES = [...PRICE_RULE_TYPES, CATALOG_RULE_TYPE] as const;
+// Our extension of the spec's enum (docs/alerts.md "Richer triggers"): every spec rule about scopes,
+// trigger modes, intervals, channels and payloads applies to these as to the spec's own types.
+export const MOVE_RULE_TYPES = ['Moves Up By', 'Moves Down By', 'Moves By'] as const;
+export type MoveRuleType = (typeof MOVE_RULE_TYPES)[number];
+export const LARGE_TRADE_TYPE = 'Large Trade' as const;
+export const VOLUME_SPIKE_TYPE = 'Volume Spike' as const;
+export const RESOLUTION_TYPE = 'Resolution' as const;
+export const CLOSING_SOON_TYPE = 'Closing Soon' as const;
+export const EXTENSION_RULE_TYPES = [...MOVE_RULE_TYPES, LARGE_TRADE_TYPE, VOLUME_SPIKE_TYPE, RESOLUTION_TYPE, CLOSING_SOON_TYPE] as const;
+
+/** The windows a `Moves … By` rule measures over. */
+export const MOVE_WINDOWS = ['5m', '15m', '1h', '4h', '24h'] as const;
+export type MoveWindow = (typeof MOVE_WINDOWS)[number];
+
+export const TRADE_SIDES = ['BUY', 'SELL'] as const;
+export type TradeSide = (typeof TRADE_SIDES)[number];
+
+/** How long before a market's `endDate` a `Closing Soon` rule may fire. */
+export const CLOSING_SOON_HOURS = [1, 6, 24, 72] as const;
+export type ClosingSoonHours = (typeof CLOSING_SOON_HOURS)[number];
+
+/** A `Volume Spike` multiple below this would fire on ordinary hour-to-hour noise. */
+export const MIN_VOLUME_SPIKE_MULTIPLE = 1.5;
+
+export const SUBSCRIPTION_TYPES = [...PRICE_RULE_TYPES, CATALOG_RULE_TYPE, ...EXTENSION_RULE_TYPES] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
 
 export const SUBSCRIPTION_SCOPES = ['Watchlist', 'Event', 'Market'] as const;
@@ -37,6 +64,7 @@ export type TriggerInterval = (typeof TRIGGER_INTERVALS)[number];
 export const DEFAULT_TRIGGER_INTERVAL: TriggerInterval = '30m';
 
 const MINUTE = 60_000;
+
 export const TRIGGER_INTERVAL_MS: Record<TriggerInterval, number> = {
   '0m': 0,
   '5m': 5 * MINUTE,

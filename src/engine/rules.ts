@@ -1,4 +1,13 @@
-import { PRICE_RULE_TYPES, type PriceRuleType } from '../domain/enums.js';
+import {
+  PRICE_RULE_TYPES,
+  type LARGE_TRADE_TYPE,
+  type MoveRuleType,
+  type PriceRuleType,
+  type VOLUME_SPIKE_TYPE,
+} from '../domain/enums.js';
+
+/** The extension types whose firings carry a price and go out as a `price_notification`. */
+export type FiringExtensionType = MoveRuleType | typeof LARGE_TRADE_TYPE | typeof VOLUME_SPIKE_TYPE;
 
 // Named handles on the spec's strings, so the engine never spells them again.
 export const [CROSSING, CROSSING_UP, CROSSING_DOWN, CROSSING_STEP, GREATER_THAN, LESS_THAN] =
@@ -40,13 +49,19 @@ export interface Firing {
   subscriptionId: string;
   marketId: string;
   token: string;
-  ruleType: PriceRuleType;
+  /** A spec price rule from the rule index; our extension types (docs/alerts.md) from their own evaluators. */
+  ruleType: PriceRuleType | FiringExtensionType;
   /** Null when no price move caused the firing: rule added or restarted, or a pause ended. */
   previousPrice: number | null;
   price: number;
   /** Crossing Step only: the levels crossed, in the order the price crossed them. */
   levels?: readonly number[];
   atMs: number;
+  /**
+   * Extension types: what is specific to the trigger (the window's start, the trade, the volume),
+   * sent under the payload's `detectionDetails` beside the spec's fields (src/http/webhook-payloads.ts).
+   */
+  details?: Readonly<Record<string, unknown>>;
 }
 
 /** The API shared by the index and the reference evaluator. Times are ms, passed in. */

@@ -4,16 +4,30 @@ import {
   CHANNEL_TYPES,
   DELIVERY_MODES,
   MATCH_OPERATORS,
+  MOVE_WINDOWS,
   STATUS_REASONS,
   SUBSCRIPTION_SCOPES,
   SUBSCRIPTION_TYPES,
   TOKEN_KINDS,
+  TRADE_SIDES,
   TRIGGER_INTERVALS,
   TRIGGER_TYPES,
 } from '../domain/enums.js';
 
 // The answers' shapes, for the OpenAPI document and the contract tests. Strict objects: the
 // spec says a subscription has no other properties than those listed.
+
+/** `subscriptionTypeConfig.config.params` as stored: the spec's threshold, and our extension types' parameters. */
+export const RuleParams = z
+  .strictObject({
+    threshold_percent: z.number().optional().meta({ description: 'The spec price rules; `Moves … By`: points within the window' }),
+    window: z.enum(MOVE_WINDOWS).optional().meta({ description: '`Moves … By`' }),
+    min_usd: z.number().optional().meta({ description: '`Large Trade`: size × price at least this' }),
+    side: z.enum(TRADE_SIDES).optional().meta({ description: '`Large Trade`: only trades of this side' }),
+    multiple: z.number().optional().meta({ description: "`Volume Spike`: the last hour's volume over the hourly average" }),
+    hours_before: z.number().optional().meta({ description: "`Closing Soon`: hours before the market's endDate" }),
+  })
+  .meta({ id: 'RuleParams' });
 
 export const ErrorBody = z.strictObject({ error: z.string() }).meta({ id: 'Error' });
 export const Empty = z.strictObject({}).meta({ id: 'Empty' });
@@ -64,13 +78,18 @@ export const Subscription = z
     subscriptionScope: z.enum(SUBSCRIPTION_SCOPES),
     subscriptionTypeConfig: z.strictObject({
       type: z.enum(SUBSCRIPTION_TYPES),
-      config: z.strictObject({ params: z.strictObject({ threshold_percent: z.number().optional() }) }),
+      config: z.strictObject({ params: RuleParams }),
     }),
     rule: z.union([
       z.strictObject({
         type: z.enum(SUBSCRIPTION_TYPES),
         params: z.strictObject({
-          thresholdPercent: z.number(),
+          thresholdPercent: z.number().optional().meta({ description: 'Price rules and `Moves … By`: the percentage (points)' }),
+          window: z.enum(MOVE_WINDOWS).optional(),
+          minUsd: z.number().optional(),
+          side: z.enum(TRADE_SIDES).optional(),
+          multiple: z.number().optional(),
+          hoursBefore: z.number().optional(),
           triggerType: z.enum(TRIGGER_TYPES),
           triggerInterval: z.enum(TRIGGER_INTERVALS).optional(),
         }),

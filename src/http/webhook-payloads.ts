@@ -5,9 +5,12 @@ import {
   EVENT_STATUS_TRIGGERS,
   NOTIFICATION_TYPE,
   SUBSCRIPTION_SCOPES,
+  MOVE_WINDOWS,
   SUBSCRIPTION_TYPES,
+  TRADE_SIDES,
   TRIGGER_TYPES,
 } from '../domain/enums.js';
+import { RuleParams } from './response-schemas.js';
 import { BATCH_KINDS } from '../delivery/batches.js';
 import { DIGEST_NOTIFICATION } from '../delivery/senders/webhook-body.js';
 
@@ -37,7 +40,7 @@ export const PriceNotification = z
     subscriptionScope: z.enum(SUBSCRIPTION_SCOPES),
     subscriptionTypeConfig: z.strictObject({
       type: z.enum(SUBSCRIPTION_TYPES),
-      config: z.strictObject({ params: z.strictObject({ threshold_percent: z.number() }) }),
+      config: z.strictObject({ params: RuleParams }),
     }),
     triggerType: z.enum(TRIGGER_TYPES),
     detectedValue: z.number().meta({ description: 'The price, a fraction between 0 and 1' }),
@@ -52,6 +55,20 @@ export const PriceNotification = z
         priceChangeTimeMs: z.string(),
         previousValue: z.number().optional().meta({ description: 'The price before the move' }),
         levels: z.array(z.number()).optional().meta({ description: 'Crossing Step: the levels crossed' }),
+        // Our extension types (docs/alerts.md "Richer triggers").
+        window: z.enum(MOVE_WINDOWS).optional().meta({ description: '`Moves … By`: the window measured over' }),
+        windowStartValue: z.number().optional().meta({ description: "`Moves … By`: the window's lowest (rise) or highest (fall) price, measured from" }),
+        windowStartTimeMs: z.number().optional().meta({ description: '`Moves … By`: when the price was at windowStartValue' }),
+        movePoints: z.number().optional().meta({ description: '`Moves … By`: the move in points (percent of 1), signed' }),
+        tradePrice: z.number().optional().meta({ description: '`Large Trade`: the trade price' }),
+        tradeSize: z.number().optional().meta({ description: '`Large Trade`: the trade size in shares' }),
+        tradeSide: z.enum(TRADE_SIDES).optional().meta({ description: '`Large Trade`: BUY or SELL' }),
+        tradeUsd: z.number().optional().meta({ description: '`Large Trade`: size × price' }),
+        transactionHash: z.string().optional().meta({ description: '`Large Trade`: when the venue sent it' }),
+        hourVolumeUsd: z.number().optional().meta({ description: "`Volume Spike`: the last hour's traded volume seen on the feed" }),
+        baselineHourlyUsd: z.number().optional().meta({ description: '`Volume Spike`: the hourly average it is compared with' }),
+        baselineSource: z.enum(['catalog', 'feed']).optional().meta({ description: "`Volume Spike`: the baseline from the catalog's volume24hr, or from 24 hours of the feed" }),
+        volumeMultiple: z.number().optional().meta({ description: '`Volume Spike`: hourVolumeUsd / baselineHourlyUsd' }),
       })
       .optional(),
     polymarketSourceEvent: z.record(z.string(), z.unknown()).optional().meta({ description: 'The raw venue message' }),
@@ -78,6 +95,20 @@ export const EventStatusNotification = z
     detectedAt: z.iso.datetime(),
     detectedAtMs: z.number(),
     channels: z.array(PayloadChannel),
+    // Our extension types `Resolution` and `Closing Soon` (docs/alerts.md "Richer triggers").
+    subscriptionTypeConfig: z
+      .strictObject({ type: z.enum(SUBSCRIPTION_TYPES), config: z.strictObject({ params: RuleParams }) })
+      .optional()
+      .meta({ description: 'Resolution and Closing Soon rules: the rule that fired' }),
+    detectionDetails: z
+      .strictObject({
+        resolutionStatus: z.string().optional().meta({ description: "`Resolution`: the market's umaResolutionStatus now" }),
+        previousResolutionStatus: z.string().optional().meta({ description: '`Resolution`: before the change (empty when none)' }),
+        outcome: z.string().optional().meta({ description: '`Resolution`: the proposed or winning outcome, when the catalog has it' }),
+        endDate: z.iso.datetime().optional().meta({ description: "`Closing Soon`: the market's endDate" }),
+        hoursBefore: z.number().optional().meta({ description: '`Closing Soon`: the rule\'s hours_before' }),
+      })
+      .optional(),
   })
   .meta({
     id: 'EventStatusNotification',

@@ -1,12 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.js';
 import {
-  CATALOG_RULE_TYPE,
   DEFAULT_TRIGGER_INTERVAL,
   TRIGGER_INTERVAL_MS,
   type PriceRuleType,
   type TriggerInterval,
   type TriggerType,
+  PRICE_RULE_TYPES,
 } from '../domain/enums.js';
 import { thresholdFraction, type CompiledRule, type RearmSide } from '../engine/rules.js';
 
@@ -66,7 +66,7 @@ export async function expandPriceRules(
         select id, scope, event_id, market_id, watchlist_id, type, threshold_percent, trigger_type,
                trigger_interval, expires_at, updated_at
         from subscriptions s
-        where s.enabled and s.type <> ${CATALOG_RULE_TYPE} and s.threshold_percent is not null ${only}
+        where s.enabled and s.type in (${sql.join(PRICE_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}) and s.threshold_percent is not null ${only}
       ), pairs as (
         select s.id as sid, m.id as mid from s join catalog_markets m on m.id = s.market_id
           where s.scope = 'Market'

@@ -201,7 +201,7 @@ describe(`POST /subscriptions/dry-run (${engineName})`, () => {
     expect(tooHigh.body.error).toMatch(/threshold_percent/);
     const catalog = await post({ ...body(rule), subscriptionTypeConfig: { type: 'New or closed events and markets', config: { params: {} } } });
     expect(catalog.status).toBe(400);
-    expect(catalog.body.error).toMatch(/dry run covers price rules only/);
+    expect(catalog.body.error).toMatch(/dry run covers the price rules only/);
     const otherEvent = await seedEvent(env.database, { markets: 1 });
     const notInWatchlist = await post({ ...body(rule), eventId: otherEvent.id, marketId: otherEvent.markets[0]!.id });
     expect(notInWatchlist.status).toBe(400);

@@ -49,6 +49,7 @@ describe('Discord autocomplete alert labels', () => {
   const sub = (id: string, over: Partial<SubscriptionView> = {}) =>
     ({
       subscriptionId: id,
+      subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 60 } } },
       rule: { type: 'Crossing Up', params: { thresholdPercent: 60, triggerType: 'Recurring' } },
       marketQuestion: 'Will the Fed cut in June?',
       watchlistName: 'My watchlist',
@@ -71,5 +72,17 @@ describe('Discord autocomplete alert labels', () => {
     const [long] = alertChoices([sub('x', { marketQuestion: 'W'.repeat(200) })]);
     expect(long!.name.length).toBeLessThanOrEqual(100);
     expect(long!.name).toMatch(/^Crossing Up 60% · W+… · every 30m$/);
+  });
+
+  it('say the extension types by their parameters', () => {
+    const typed = (type: string, params: object) => sub(type, { subscriptionTypeConfig: { type, config: { params } }, rule: { type } } as Partial<SubscriptionView>);
+    const names = alertChoices([
+      typed('Moves Up By', { threshold_percent: 10, window: '1h' }),
+      typed('Large Trade', { min_usd: 25000, side: 'BUY' }),
+      typed('Volume Spike', { multiple: 3 }),
+      typed('Closing Soon', { hours_before: 24 }),
+      typed('Resolution', {}),
+    ]).map((c) => c.name.split(' · ')[0]);
+    expect(names).toEqual(['Moves Up By 10 pts in 1h', 'Large Trade $25,000 BUY', 'Volume Spike 3×', 'Closing Soon 24h', 'Resolution']);
   });
 });

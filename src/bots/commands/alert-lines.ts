@@ -7,19 +7,40 @@ import type { BotButton } from './types.js';
 // An alert as a person reads it in a list: what it watches by name, the condition in words, how
 // often it may repeat, its status in words and when it last fired. No ids.
 
-const CONDITION: Record<SubscriptionType, (p: string) => string> = {
-  Crossing: (p) => `crosses ${p} either way`,
-  'Crossing Up': (p) => `rises above ${p}`,
-  'Crossing Down': (p) => `falls below ${p}`,
-  'Crossing Step': (p) => `moves by ${p} steps`,
-  'Greater Than': (p) => `is above ${p}`,
-  'Less Than': (p) => `is below ${p}`,
+type Params = SubscriptionView['subscriptionTypeConfig']['config']['params'];
+const pct = (p: Params) => `${p.threshold_percent}%`;
+const points = (p: Params) => `${p.threshold_percent} points within ${p.window}`;
+
+const CONDITION: Record<SubscriptionType, (p: Params) => string> = {
+  Crossing: (p) => `crosses ${pct(p)} either way`,
+  'Crossing Up': (p) => `rises above ${pct(p)}`,
+  'Crossing Down': (p) => `falls below ${pct(p)}`,
+  'Crossing Step': (p) => `moves by ${pct(p)} steps`,
+  'Greater Than': (p) => `is above ${pct(p)}`,
+  'Less Than': (p) => `is below ${pct(p)}`,
   'New or closed events and markets': () => 'events and markets open or close',
+  'Moves Up By': (p) => `rises ${points(p)}`,
+  'Moves Down By': (p) => `falls ${points(p)}`,
+  'Moves By': (p) => `moves ${points(p)}`,
+  'Large Trade': (p) => `trades $${(p.min_usd ?? 0).toLocaleString('en-US')} or more${p.side ? ` (${p.side === 'BUY' ? 'buys' : 'sells'})` : ''} at once`,
+  'Volume Spike': (p) => `trades ${p.multiple}× its usual hourly volume`,
+  Resolution: () => 'has its result proposed, disputed or settled',
+  'Closing Soon': (p) => `closes within ${p.hours_before}h`,
 };
 
+/** A rule as a short label: "Crossing Up 60%", "Moves Up By 10 pts in 1h", "Large Trade $25,000". */
+export function ruleLabel(s: SubscriptionView): string {
+  const p: Params = s.subscriptionTypeConfig.config.params;
+  if (p.window) return `${s.rule.type} ${p.threshold_percent} pts in ${p.window}`;
+  if (p.threshold_percent !== undefined) return `${s.rule.type} ${p.threshold_percent}%`;
+  if (p.min_usd !== undefined) return `${s.rule.type} $${p.min_usd.toLocaleString('en-US')}${p.side ? ` ${p.side}` : ''}`;
+  if (p.multiple !== undefined) return `${s.rule.type} ${p.multiple}×`;
+  if (p.hours_before !== undefined) return `${s.rule.type} ${p.hours_before}h`;
+  return s.rule.type;
+}
+
 export function conditionWords(s: SubscriptionView): string {
-  const params = 'params' in s.rule ? s.rule.params : undefined;
-  return CONDITION[s.rule.type](params ? `${params.thresholdPercent}%` : '');
+  return CONDITION[s.subscriptionTypeConfig.type](s.subscriptionTypeConfig.config.params);
 }
 
 export function statusWords(s: SubscriptionView): string {

@@ -1,6 +1,7 @@
 import { DEFAULT_TRIGGER_INTERVAL } from '../../domain/enums.js';
 import type { ChatChannel, SubscriptionView } from '../../services/subscriptions/index.js';
 import { encodeButton } from '../../domain/button-actions.js';
+import { ruleLabel } from './alert-lines.js';
 import type { BotButton, ChatInfo } from './types.js';
 
 /** `a, b or c`: a list as a sentence says it. */
@@ -9,9 +10,8 @@ export function listWords(words: readonly string[]): string {
 }
 
 export function describeSubscription(s: SubscriptionView): string {
-  const params = 'params' in s.rule ? s.rule.params : undefined;
   const what = s.marketQuestion ?? s.eventTitle ?? s.watchlistName;
-  const rule = params ? `${s.rule.type} ${params.thresholdPercent}%` : s.rule.type;
+  const rule = ruleLabel(s);
   const when = s.triggerType === 'One Time' ? 'once' : `every ${s.triggerInterval ?? DEFAULT_TRIGGER_INTERVAL}`;
   const status = s.status.enabled ? 'active' : `paused (${s.status.reason})`;
   return `• ${s.subscriptionId}: ${rule} on "${what}", ${when} — ${status}`;

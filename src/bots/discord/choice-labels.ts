@@ -2,6 +2,7 @@ import { DEFAULT_TRIGGER_INTERVAL } from '../../domain/enums.js';
 import { percentOfFraction } from '../../delivery/message/facts.js';
 import type { SubscriptionView } from '../../services/subscriptions/index.js';
 import { cutText } from '../../text/cut.js';
+import { ruleLabel } from '../commands/alert-lines.js';
 
 // Autocomplete choices are read in a short list and picked by name alone: each must say what it
 // is in Discord's 100 characters, and no two may read the same (the value behind stays the id).
@@ -73,8 +74,7 @@ const repeated = (names: readonly string[], name: string) => names.indexOf(name)
  */
 export function alertChoices(subscriptions: readonly SubscriptionView[]): { name: string; value: string }[] {
   const names = subscriptions.map((s) => {
-    const params = 'params' in s.rule ? s.rule.params : undefined;
-    const rule = params ? `${s.rule.type} ${params.thresholdPercent}%` : s.rule.type;
+    const rule = ruleLabel(s);
     const what = s.marketQuestion ?? s.eventTitle ?? s.watchlistName;
     const when = s.triggerType === 'One Time' ? 'once' : `every ${s.triggerInterval ?? DEFAULT_TRIGGER_INTERVAL}`;
     return { rule, what, tail: `${SEP}${when}${s.status.enabled ? '' : `${SEP}paused`}` };

@@ -8,6 +8,7 @@ import {
   TRIGGER_INTERVALS,
   TRIGGER_TYPES,
 } from '../../domain/enums.js';
+import type { ExtraRuleParams } from '../../domain/rule-params.js';
 import { accounts } from './accounts.js';
 import { createdAt, ts } from './columns.js';
 import { watchlists } from './watchlists.js';
@@ -35,6 +36,7 @@ export const subscriptions = pgTable(
     marketId: text('market_id'),
     type: text('type', { enum: SUBSCRIPTION_TYPES }).notNull(),
     thresholdPercent: doublePrecision('threshold_percent'),
+    ruleParams: jsonb('rule_params').$type<ExtraRuleParams>(),
     triggerType: text('trigger_type', { enum: TRIGGER_TYPES }).notNull(),
     triggerInterval: text('trigger_interval', { enum: TRIGGER_INTERVALS }),
     expiresAt: ts('expires_at'),

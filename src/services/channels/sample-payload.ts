@@ -18,6 +18,7 @@ export function samplePriceNotification(accountId: string, channel: ChatChannel,
       scope: 'Market',
       type: 'Crossing Up',
       thresholdPercent: 50,
+      ruleParams: null,
       triggerType: 'One Time',
     },
     {

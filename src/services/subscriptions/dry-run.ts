@@ -1,7 +1,7 @@
 import { and, asc, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { priceSamples } from '../../db/schema/index.js';
-import { CATALOG_RULE_TYPE, TRIGGER_INTERVAL_MS, DEFAULT_TRIGGER_INTERVAL, type SubscriptionScope } from '../../domain/enums.js';
+import { PRICE_RULE_TYPES, TRIGGER_INTERVAL_MS, DEFAULT_TRIGGER_INTERVAL, type SubscriptionScope } from '../../domain/enums.js';
 import { PRICE_SAMPLE_RETENTION_MS } from '../../runner/price-samples.js';
 import { replayRule, type PricePoint } from '../../engine/replay.js';
 import { thresholdFraction } from '../../engine/rules.js';
@@ -11,7 +11,7 @@ import { parseInput } from '../validate.js';
 import { requireOwnedWatchlist } from '../watchlists/owned.js';
 import { checkChannels } from './channels.js';
 import { SUBSCRIPTION_NOT_FOUND } from './owned.js';
-import { CreateSubscriptionInput, SubscriptionIdInput } from './schemas.js';
+import { CreateSubscriptionInput, isPriceTypeConfig, SubscriptionIdInput } from './schemas.js';
 import { loadSubscriptionViews } from './view.js';
 import { resolveTarget } from './targets.js';
 
@@ -36,8 +36,7 @@ export interface DryRunResult {
   to: string;
 }
 
-export const DRY_RUN_PRICE_RULES_ONLY =
-  'A dry run covers price rules only: "New or closed events and markets" fires on catalog changes, which have no recorded history to replay';
+export const DRY_RUN_PRICE_RULES_ONLY = `A dry run covers the price rules only (${PRICE_RULE_TYPES.join(', ')}): the other types fire on catalog changes, trades or volume, which have no recorded history to replay`;
 
 /**
  * How a subscription with this body would have fired over the last 7 days of recorded prices.
@@ -73,7 +72,7 @@ export async function countRecentFirings({ ctx, input }: { ctx: ServiceContext; 
 async function replay(ctx: ServiceContext, input: CreateSubscriptionInput): Promise<{ result: DryRunResult; samples: number }> {
   const body = parseInput(CreateSubscriptionInput, input);
   const typeConfig = body.subscriptionTypeConfig;
-  if (typeConfig.type === CATALOG_RULE_TYPE) throw validationError(`subscriptionTypeConfig.type: ${DRY_RUN_PRICE_RULES_ONLY}`);
+  if (!isPriceTypeConfig(typeConfig)) throw validationError(`subscriptionTypeConfig.type: ${DRY_RUN_PRICE_RULES_ONLY}`);
   await checkChannels(ctx, body.channels);
   const markets = await withTransaction(ctx, async (tx) => {
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);

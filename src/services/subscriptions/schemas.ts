@@ -2,7 +2,18 @@ import { z } from 'zod';
 import {
   CATALOG_RULE_TYPE,
   CHANNEL_TYPES,
+  CLOSING_SOON_HOURS,
+  CLOSING_SOON_TYPE,
+  isPriceRuleType,
+  LARGE_TRADE_TYPE,
+  MIN_VOLUME_SPIKE_MULTIPLE,
+  MOVE_RULE_TYPES,
+  MOVE_WINDOWS,
   PRICE_RULE_TYPES,
+  RESOLUTION_TYPE,
+  SUBSCRIPTION_TYPES,
+  TRADE_SIDES,
+  VOLUME_SPIKE_TYPE,
   SUBSCRIPTION_SCOPES,
   TRIGGER_INTERVALS,
   TRIGGER_TYPES,
@@ -31,12 +42,71 @@ const CatalogTypeConfig = z.strictObject({
   config: z.strictObject({ params: z.strictObject({}) }).default({ params: {} }),
 });
 
+// Our extension types (docs/alerts.md "Richer triggers").
+const MoveTypeConfig = z.strictObject({
+  type: z.enum(MOVE_RULE_TYPES),
+  config: z.strictObject({
+    params: z.strictObject({
+      threshold_percent: ThresholdPercent,
+      window: z.enum(MOVE_WINDOWS, { error: `window must be one of: ${MOVE_WINDOWS.join(', ')}` }),
+    }),
+  }),
+});
+/** The largest trade value a rule may ask for: beyond any trade the venue has seen. */
+export const MAX_TRADE_USD = 1_000_000_000;
+const LargeTradeTypeConfig = z.strictObject({
+  type: z.literal(LARGE_TRADE_TYPE),
+  config: z.strictObject({
+    params: z.strictObject({
+      min_usd: z
+        .number({ error: 'min_usd must be a number of dollars' })
+        .positive('min_usd must be greater than 0')
+        .max(MAX_TRADE_USD, `min_usd must be at most ${MAX_TRADE_USD}`),
+      side: z.enum(TRADE_SIDES, { error: `side must be one of: ${TRADE_SIDES.join(', ')}` }).optional(),
+    }),
+  }),
+});
+const MAX_VOLUME_SPIKE_MULTIPLE = 1000;
+const VolumeSpikeTypeConfig = z.strictObject({
+  type: z.literal(VOLUME_SPIKE_TYPE),
+  config: z.strictObject({
+    params: z.strictObject({
+      multiple: z
+        .number({ error: 'multiple must be a number' })
+        .min(MIN_VOLUME_SPIKE_MULTIPLE, `multiple must be at least ${MIN_VOLUME_SPIKE_MULTIPLE}`)
+        .max(MAX_VOLUME_SPIKE_MULTIPLE, `multiple must be at most ${MAX_VOLUME_SPIKE_MULTIPLE}`),
+    }),
+  }),
+});
+const ResolutionTypeConfig = z.strictObject({
+  type: z.literal(RESOLUTION_TYPE),
+  config: z.strictObject({ params: z.strictObject({}) }).default({ params: {} }),
+});
+const ClosingSoonTypeConfig = z.strictObject({
+  type: z.literal(CLOSING_SOON_TYPE),
+  config: z.strictObject({
+    params: z.strictObject({
+      hours_before: z.literal(CLOSING_SOON_HOURS, { error: `hours_before must be one of: ${CLOSING_SOON_HOURS.join(', ')}` }),
+    }),
+  }),
+});
+
 const MAX_STEP_PERCENT = 50;
 
 export const SubscriptionTypeConfig = z
-  .discriminatedUnion('type', [PriceTypeConfig, CatalogTypeConfig], {
-    error: `subscriptionTypeConfig.type must be one of: ${[...PRICE_RULE_TYPES, CATALOG_RULE_TYPE].join(', ')}`,
-  })
+  .discriminatedUnion(
+    'type',
+    [
+      PriceTypeConfig,
+      CatalogTypeConfig,
+      MoveTypeConfig,
+      LargeTradeTypeConfig,
+      VolumeSpikeTypeConfig,
+      ResolutionTypeConfig,
+      ClosingSoonTypeConfig,
+    ],
+    { error: `subscriptionTypeConfig.type must be one of: ${SUBSCRIPTION_TYPES.join(', ')}` },
+  )
   .refine((c) => c.type !== 'Crossing Step' || c.config.params.threshold_percent <= MAX_STEP_PERCENT, {
     message: `a Crossing Step threshold_percent must be at most ${MAX_STEP_PERCENT}`,
     path: ['config', 'params', 'threshold_percent'],
@@ -49,6 +119,9 @@ export const SubscriptionTypeConfig = z
     params: { code: 'step_too_small', bound: MIN_STEP_PERCENT },
   });
 export type SubscriptionTypeConfig = z.output<typeof SubscriptionTypeConfig>;
+type PriceTypeConfig = z.output<typeof PriceTypeConfig>;
+/** A type config of one of the spec's price rules, which the rule index evaluates on every price. */
+export const isPriceTypeConfig = (c: SubscriptionTypeConfig): c is PriceTypeConfig => isPriceRuleType(c.type);
 
 const HttpUrl = (field: string) =>
   z

@@ -2,13 +2,17 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Queryable } from '../../db/client.js';
 import { channelStatus, type LatestDelivery } from '../../delivery/channel-status.js';
 import type { ChannelSettings } from '../../db/schema/index.js';
+import { storedParams, type ExtraRuleParams } from '../../domain/rule-params.js';
 import {
   CATALOG_RULE_TYPE,
   type ChannelStatus,
   type ChannelType,
+  type ClosingSoonHours,
+  type MoveWindow,
   type StatusReason,
   type SubscriptionScope,
   type SubscriptionType,
+  type TradeSide,
   type TriggerInterval,
   type TriggerType,
 } from '../../domain/enums.js';
@@ -23,10 +27,8 @@ export interface SubscriptionView {
   marketId?: string;
   marketQuestion?: string;
   subscriptionScope: SubscriptionScope;
-  subscriptionTypeConfig: { type: SubscriptionType; config: { params: { threshold_percent?: number } } };
-  rule:
-    | { type: SubscriptionType; params: { thresholdPercent: number; triggerType: TriggerType; triggerInterval?: TriggerInterval } }
-    | { type: SubscriptionType };
+  subscriptionTypeConfig: { type: SubscriptionType; config: { params: StoredRuleParams } };
+  rule: { type: SubscriptionType; params: RuleViewParams } | { type: SubscriptionType };
   createdAt: string;
   expiresAt: string | null;
   updatedAt: string | null;
@@ -36,6 +38,20 @@ export interface SubscriptionView {
   triggerCount: number;
   lastTriggeredAt: string | null;
   channels: { type: ChannelType; settings?: ChannelSettings; status?: ChannelStatus }[];
+}
+
+type StoredRuleParams = ReturnType<typeof storedParams>;
+
+/** The spec's `rule.params` (camelCase), with our extension types' parameters beside the threshold. */
+export interface RuleViewParams {
+  thresholdPercent?: number;
+  window?: MoveWindow;
+  minUsd?: number;
+  side?: TradeSide;
+  multiple?: number;
+  hoursBefore?: ClosingSoonHours;
+  triggerType: TriggerType;
+  triggerInterval?: TriggerInterval;
 }
 
 type Filter = { accountId: string; subscriptionId?: string; watchlistId?: string };
@@ -52,6 +68,7 @@ interface JsonRow {
   market_question: string | null;
   type: SubscriptionType;
   threshold_percent: number | null;
+  rule_params: ExtraRuleParams | null;
   trigger_type: TriggerType;
   trigger_interval: TriggerInterval | null;
   expires_at: string | null;
@@ -80,7 +97,7 @@ export async function loadSubscriptionViews(on: Queryable, filter: Filter): Prom
     on,
     sql`select json_agg(x order by x.created_at desc, x.id desc) as views from (
       select s.id, s.watchlist_id, w.name as watchlist_name, s.scope, s.event_id, e.title as event_title,
-        s.market_id, m.question as market_question, s.type, s.threshold_percent, s.trigger_type,
+        s.market_id, m.question as market_question, s.type, s.threshold_percent, s.rule_params, s.trigger_type,
         s.trigger_interval, s.expires_at, s.enabled, s.status_reason, s.trigger_count,
         s.last_triggered_at, s.created_at, s.updated_at,
         (select json_agg(json_build_object('position', c.position, 'type', c.type, 'settings', c.settings) order by c.position)
@@ -117,6 +134,7 @@ const isoOrNull = (text: string | null) => (text === null ? null : iso(text));
 
 function toView(row: JsonRow): SubscriptionView {
   const isCatalog = row.type === CATALOG_RULE_TYPE;
+  const params = storedParams({ thresholdPercent: row.threshold_percent, ruleParams: row.rule_params });
   const interval = row.trigger_interval ?? undefined;
   const latest = row.latest ?? undefined;
   const channels = (row.channels ?? []).map((c) => {
@@ -131,16 +149,18 @@ function toView(row: JsonRow): SubscriptionView {
     ...(row.event_id ? { eventId: row.event_id, ...(row.event_title !== null ? { eventTitle: row.event_title } : {}) } : {}),
     ...(row.market_id ? { marketId: row.market_id, ...(row.market_question !== null ? { marketQuestion: row.market_question } : {}) } : {}),
     subscriptionScope: row.scope,
-    subscriptionTypeConfig: {
-      type: row.type,
-      config: { params: isCatalog ? {} : { threshold_percent: row.threshold_percent! } },
-    },
+    subscriptionTypeConfig: { type: row.type, config: { params: isCatalog ? {} : params } },
     rule: isCatalog
       ? { type: row.type }
       : {
           type: row.type,
           params: {
-            thresholdPercent: row.threshold_percent!,
+            ...(params.threshold_percent !== undefined ? { thresholdPercent: params.threshold_percent } : {}),
+            ...(params.window ? { window: params.window } : {}),
+            ...(params.min_usd !== undefined ? { minUsd: params.min_usd } : {}),
+            ...(params.side ? { side: params.side } : {}),
+            ...(params.multiple !== undefined ? { multiple: params.multiple } : {}),
+            ...(params.hours_before !== undefined ? { hoursBefore: params.hours_before } : {}),
             triggerType: row.trigger_type,
             ...(interval ? { triggerInterval: interval } : {}),
           },

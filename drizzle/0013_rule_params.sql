@@ -1,0 +1,1 @@
+ALTER TABLE "subscriptions" ADD COLUMN "rule_params" jsonb;
