@@ -208,7 +208,7 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
       const context = await browser.newContext({ colorScheme });
       const page = await context.newPage();
       await page.goto(`${service.url}/app/`);
-      const color = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const color = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
       return { context, page, color };
     };
     const light = await background('light');
@@ -220,14 +220,14 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     // Tab into the token field, type, Enter; then Tab through the navigation and open Settings.
     const page = dark.page;
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('token');
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('token');
     await page.keyboard.type(token);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /Inbox/ }).waitFor();
     const focused: string[] = [];
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
-      focused.push(await page.evaluate(() => document.activeElement?.textContent?.trim() ?? ''));
+      focused.push(await page.evaluate<string>("document.activeElement.textContent.trim()"));
     }
     expect(focused).toEqual(['Skip to content', 'Inbox', 'Watchlists', 'New rule', 'Rules', 'Settings']);
     await page.keyboard.press('Enter');
