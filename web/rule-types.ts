@@ -111,3 +111,16 @@ export function distanceText(rule: RuleType, values: Record<string, string>, cur
   if (rule.type === 'Crossing Down' && current <= levels[0]!) return `below already: fires after a rise and a new fall through it (${pts(levels[0]!)})`;
   return `needs ${levels.map(pts).join(' or ')} from ${(current * 100).toFixed(1)}%`;
 }
+
+/** A stored rule's type and parameters in a few words ("Crossing Up 50%", "Large Trade ≥ 1000 USD, BUY"). */
+export function ruleLabel(type: string, params: Record<string, unknown>): string {
+  const rule = RULE_TYPES.find((r) => r.type === type);
+  const words = (rule?.params ?? []).flatMap((p) => {
+    const v = params[p.name];
+    if (v === undefined || v === null || v === '') return [];
+    if (p.kind === 'percent') return [rule!.type.startsWith('Moves') || rule!.type === 'Crossing Step' ? `${v} pts` : `${v}%`];
+    if (p.kind === 'number') return [`≥ ${v}${p.unit ? ` ${p.unit}` : ''}`];
+    return [p.name === 'window' ? `within ${v}` : p.name === 'hours_before' ? `${v}h before` : String(v)];
+  });
+  return [type, ...words].join(' ');
+}

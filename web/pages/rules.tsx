@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, type Subscription } from '../api.js';
 import { when } from '../format.js';
+import { ruleLabel } from '../rule-types.js';
 
 const SNOOZE = ['1h', '8h', '24h', '1w'];
 
@@ -47,8 +48,7 @@ export function Rules() {
         <tbody>
           {subs.map((s) => {
             const id = s.subscriptionId;
-            const params = s.subscriptionTypeConfig.config.params;
-            const label = `${s.subscriptionTypeConfig.type}${params.threshold_percent !== undefined ? ` ${params.threshold_percent}%` : ''}`;
+            const label = ruleLabel(s.subscriptionTypeConfig.type, s.subscriptionTypeConfig.config.params);
             return (
               <tr key={id} data-testid="rule">
                 <td>
