@@ -27,10 +27,12 @@ let receiver: Receiver;
 let browser: Browser;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let dataDir: string;
+/** The webhook receiver's state: down, deliveries to it fail (and the console offers to redeliver). */
+let hookFails = false;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  receiver = await startReceiver((_req, res) => res.writeHead(200).end('ok'));
+  receiver = await startReceiver((_req, res) => res.writeHead(hookFails ? 503 : 200).end(hookFails ? 'down' : 'ok'));
   database = await createTestDatabase();
   dataDir = await mkdtemp(path.join(tmpdir(), 'oddswatch-console-'));
   const config = parseConfig({
@@ -41,6 +43,7 @@ beforeAll(async () => {
     SIMULATOR_PORT: '0',
     SIMULATOR_RANDOM_WALK: 'false',
     ROLES: 'api,engine,worker,sync',
+    WEBHOOK_RETRY_DELAY_MS: '50',
   });
   service = await startService(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), { database });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -150,7 +153,8 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     await rule.waitFor();
     expect(await rule.textContent()).toContain(question);
 
-    // The inbox, open, while the simulator moves the price across the threshold.
+    // The inbox, open, while the simulator moves the price across the threshold (the webhook down).
+    hookFails = true;
     await page.getByRole('link', { name: 'Inbox' }).click();
     await page.getByText('Live: new alerts appear here').waitFor();
     await page.evaluate(() => ((globalThis as unknown as { stayed: boolean }).stayed = true));
@@ -167,8 +171,13 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     expect(await item.textContent()).toMatch(/Crossing Up at 70\.0%/);
     await item.getByRole('button', { name: 'Deliveries' }).click();
     const deliveries = item.getByTestId('deliveries');
-    await expect.poll(() => deliveries.textContent(), { timeout: 10_000 }).toMatch(/In App\s*SENT.*Webhook\s*SENT/s);
+    // The panel follows a channel still being tried until it settles: here, three failed attempts.
+    await expect.poll(() => deliveries.textContent(), { timeout: 10_000 }).toMatch(/Webhook\s*FAILED/);
+    expect(await deliveries.textContent()).toMatch(/In App\s*SENT.*Webhook\s*FAILED.*503.*503.*503/s);
     await shot(page, 'inbox');
+    hookFails = false;
+    await item.getByRole('button', { name: 'Redeliver failed channels' }).click();
+    await expect.poll(() => deliveries.textContent(), { timeout: 10_000 }).toMatch(/Webhook\s*SENT/);
     await item.getByRole('button', { name: 'Mark read' }).click();
     await expect.poll(() => item.textContent()).toMatch(/· read/);
 

@@ -65,6 +65,12 @@ function InboxItem({ n, onRead, onError }: { n: Notification; onRead: () => void
       onError(errorText(err));
     }
   };
+  // While a channel is still being tried, follow it until it settles.
+  useEffect(() => {
+    if (!open || !deliveries?.some((d) => d.status === 'PENDING')) return;
+    const timer = setTimeout(load, 1000);
+    return () => clearTimeout(timer);
+  }, [open, deliveries]);
   const toggle = () => {
     if (!open) void load();
     setOpen(!open);
