@@ -115,7 +115,7 @@ export function createApp(deps: AppDeps): HttpApp {
   const identify: RequestHandler = async (req, _res, next) => {
     const deps = { database, config, logger: req.log };
     const header = req.header('authorization');
-    const session = header === undefined ? parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE] : undefined;
+    const session = header === undefined ? parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE] || undefined : undefined;
     try {
       req.auth =
         session === undefined

@@ -114,6 +114,11 @@ describe(`web console sessions (${engineName})`, () => {
     await supertest(env.app).get('/me').set('Cookie', `ow_session=${a.token}`).expect(401);
   });
 
+  it('an empty session cookie (one a browser was told to clear) counts as none', async () => {
+    const res = await supertest(env.app).get('/me').set('Cookie', 'ow_session=').expect(401);
+    expect(res.body.error).toMatch(/Missing Authorization header/);
+  });
+
   it('a login code works once, for 10 minutes', async () => {
     const a = await env.newAccount();
     const issued = await issueLoginCode({ ctx: a.ctx, now: new Date(clock.now()) });
