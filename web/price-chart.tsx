@@ -76,5 +76,22 @@ export function PriceChart({ points, current, levels, onPick, label }: Props) {
   useEffect(() => plot.current?.redraw(false), [levels.join(',')]);
   useEffect(() => () => plot.current?.destroy(), []);
 
-  return <div class="chart" ref={box} role="img" aria-label={label} data-testid="price-chart" />;
+  // From the keyboard: ↑ and ↓ move the threshold by half a point.
+  const onKeyDown = (e: KeyboardEvent) => {
+    const level = levels[0];
+    if (!onPick || level === undefined || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
+    e.preventDefault();
+    onPick(Math.round((level + (e.key === 'ArrowUp' ? 0.005 : -0.005)) * 1000) / 1000);
+  };
+  return (
+    <div
+      class="chart"
+      ref={box}
+      role="img"
+      aria-label={label}
+      tabIndex={onPick ? 0 : undefined}
+      onKeyDown={onKeyDown}
+      data-testid="price-chart"
+    />
+  );
 }

@@ -139,6 +139,9 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     await page.mouse.click(box.x + box.width / 2, box.y + 5);
     const picked = Number(await threshold.inputValue());
     expect(picked).toBeGreaterThan(current);
+    await chart.focus();
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(async () => Number(await threshold.inputValue())).toBeCloseTo(picked - 0.5, 5);
     await threshold.fill('50');
     await expect.poll(() => page.getByTestId('distance').textContent()).toBe(`Distance to trigger: needs +${(50 - current).toFixed(1)} pts from ${current.toFixed(1)}%`);
     await page.getByRole('button', { name: 'Add a channel' }).click();

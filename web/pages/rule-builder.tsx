@@ -94,7 +94,8 @@ export function RuleBuilder() {
 
   const levels = history ? chartLevels(rule, values, history.current) : [];
   const distance = history ? distanceText(rule, values, history.current) : null;
-  const charted = rule.params.find((p): p is Extract<Param, { kind: 'percent' }> => p.kind === 'percent' && p.charted === true);
+  // A click on the chart picks a price level: the threshold of the level types (not a step's size).
+  const charted = rule.type === 'Crossing Step' ? undefined : rule.params.find((p): p is Extract<Param, { kind: 'percent' }> => p.kind === 'percent' && p.charted === true);
 
   if (lists.length === 0) return <p>Make a watchlist first: rules watch its events and markets.</p>;
   return (
@@ -140,7 +141,7 @@ export function RuleBuilder() {
         <figure class="card">
           <figcaption>
             {history.question}: now <strong data-testid="current-price">{pct(history.current)}</strong>
-            {charted && ' · click the chart to set the threshold'}
+            {charted && ' · click the chart (or focus it and press ↑ ↓) to set the threshold'}
           </figcaption>
           <PriceChart
             points={history.points}
