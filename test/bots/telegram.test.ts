@@ -200,6 +200,9 @@ describe('the Telegram bot against a local fake Bot API', () => {
     const first = await supertest(env.app).post('/sessions').send({ loginCode: decodeURIComponent(code) }).expect(201);
     expect(first.body.userId).toBe((await findOrCreateChatAccount({ database: env.database }, { kind: 'telegram', userId: '7004' })).id);
     await supertest(env.app).post('/sessions').send({ loginCode: decodeURIComponent(code) }).expect(401);
+    // The session it started is listed (and revocable) in the chat like a token.
+    await bot.handleUpdate(commandUpdate(7004, '/tokens'));
+    expect(api.callsTo('sendMessage').at(-1)!.body.text).toMatch(/\d\. web console — ows_\S+… made/);
   });
 
   it("in a group, another member's tap on someone's Pause is answered to the tapper alone and pauses nothing", async () => {
