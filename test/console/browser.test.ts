@@ -188,6 +188,13 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     await page.getByRole('link', { name: 'Rules' }).click();
     await expect.poll(() => page.getByTestId('rule').first().textContent()).toMatch(/Fired|1/);
     await shot(page, 'rules');
+    const row = page.getByTestId('rule').first();
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => row.textContent()).toMatch(/Paused\s*Paused by user/);
+    await row.getByRole('button', { name: 'Restart' }).click();
+    await expect.poll(() => row.textContent()).toMatch(/Active\s*Restarted by user/);
+    await row.getByLabel(/^Snooze/).selectOption('1h');
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Snoozed .* for 1h/);
     await page.getByRole('link', { name: 'Settings' }).click();
     await expect.poll(() => page.getByTestId('token').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/web console.*console session/)]));
     await shot(page, 'settings');
