@@ -12,7 +12,7 @@ const CHART_MINUTES = 24 * 60;
 
 /** A new rule: a market, a type and its threshold on the market's chart, when and where to alert. */
 export function RuleBuilder() {
-  const [lists, setLists] = useState<Watchlist[]>([]);
+  const [lists, setLists] = useState<Watchlist[] | null>(null);
   const [watchlistId, setWatchlistId] = useState('');
   const [marketId, setMarketId] = useState('');
   const [type, setType] = useState(RULE_TYPES[0]!.type);
@@ -31,7 +31,7 @@ export function RuleBuilder() {
     }, (e) => setError(errorText(e)));
   }, []);
 
-  const watchlist = lists.find((w) => w.id === watchlistId);
+  const watchlist = lists?.find((w) => w.id === watchlistId);
   const markets = watchlist ? Object.entries(watchlist.events).flatMap(([eventId, e]) => e.markets.map((m) => ({ eventId, marketId: m }))) : [];
   const names = useLivePrices(markets.map((m) => m.marketId));
   useEffect(() => {
@@ -56,7 +56,7 @@ export function RuleBuilder() {
     };
   }, [marketId, rule.priced]);
 
-  useEffect(() => setValues(defaultParams(rule, history?.current ?? null)), [type, marketId, history === null]);
+  useEffect(() => setValues(defaultParams(rule, history?.current ?? null)), [type, history?.marketId]);
 
   const body = () => {
     const market = markets.find((m) => m.marketId === marketId);
@@ -97,6 +97,7 @@ export function RuleBuilder() {
   // A click on the chart picks a price level: the threshold of the level types (not a step's size).
   const charted = rule.type === 'Crossing Step' ? undefined : rule.params.find((p): p is Extract<Param, { kind: 'percent' }> => p.kind === 'percent' && p.charted === true);
 
+  if (lists === null) return <p class="loading">Loading your watchlists…</p>;
   if (lists.length === 0) return <p>Make a watchlist first: rules watch its events and markets.</p>;
   return (
     <form onSubmit={create} aria-labelledby="rb-title">
