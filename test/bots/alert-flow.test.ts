@@ -205,6 +205,65 @@ describe('the guided alert on Telegram', () => {
     expect(await alertsOf('telegram', '7107')).toMatchObject([{ rule: { type: 'Crossing Down', params: { thresholdPercent: 37.5 } } }]);
   });
 
+  it('"Big trade": amounts to pick or type, then a Large Trade rule on the market', async () => {
+    const b = await bot();
+    await b.handleUpdate(command(7109, '/search zorblax mayor'));
+    const results = lastSent();
+    await b.handleUpdate(tap(7109, find(results, 'Alert 1').data, results.messageId));
+    const condition = lastSent();
+    await b.handleUpdate(tap(7109, find(condition, 'Big trade').data, condition.messageId));
+    const amounts = lastEdit();
+    expect(render('tap Big trade', amounts)).toBe(
+      [
+        '## tap Big trade',
+        'New alert (2/3): alert when one trade on this market is worth at least how much?',
+        'Zorblax mayor race: outcome 1?',
+        'Yes is at 42% now.',
+        '[$10k](flow:k:<market>:trade:10000:30m:7109) [$25k](flow:k:<market>:trade:25000:30m:7109) [$100k](flow:k:<market>:trade:100000:30m:7109)',
+        '[Type an amount](flow:n:<market>:trade:7109)',
+        '[Back](flow:c:<market>:7109) [Cancel](flow:x:<market>:7109)',
+        '',
+      ].join('\n'),
+    );
+    await b.handleUpdate(tap(7109, find(amounts, '$25k').data, condition.messageId));
+    expect(lastEdit().text).toContain('Alert when: it trades $25,000 or more at once');
+
+    // Typed instead: the amount is read as /alert reads it (25k, 25,000, $1.5m).
+    await b.handleUpdate(tap(7109, find(amounts, 'Type an amount').data, condition.messageId));
+    const prompt = lastEdit();
+    expect(prompt.text).toMatch(/\nReply to this message with a dollar amount, like 25000 or 25k\.$/);
+    const replyTo = (text: string): Update => ({
+      update_id: updateId++,
+      message: {
+        message_id: 9500 + updateId,
+        date: 1,
+        chat: chat(7109),
+        from: user(7109),
+        text,
+        reply_to_message: { message_id: condition.messageId, date: 1, chat: chat(7109), from: { id: 42, is_bot: true, first_name: 'Oddswatch' }, text: prompt.text, reply_markup: prompt.body.reply_markup },
+      },
+    }) as Update;
+    await b.handleUpdate(replyTo('lots'));
+    expect(lastSent().text).toBe('lots is not a dollar amount: write it like 25000, 25k or 1.5m.');
+    await b.handleUpdate(replyTo('$40k'));
+    const confirm = lastEdit();
+    expect(confirm.text).toContain('Alert when: it trades $40,000 or more at once');
+    await b.handleUpdate(tap(7109, find(confirm, 'Only once').data, condition.messageId));
+    await b.handleUpdate(tap(7109, find(lastEdit(), 'Save').data, condition.messageId));
+    expect(lastEdit().text).toBe(
+      'Alert saved: "Zorblax mayor race: outcome 1?" trades $40,000 or more at once. Delivered to this Telegram chat, only once.',
+    );
+    expect(await alertsOf('telegram', '7109')).toMatchObject([
+      { marketId: event.markets[0]!.id, subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 40000 } } }, triggerType: 'One Time' },
+    ]);
+  });
+
+  it('a flow button naming no condition of ours (constructor) is a stale button, not a failure', async () => {
+    const b = await bot();
+    await b.handleUpdate(tap(7110, `flow:t:${event.markets[0]!.id}:constructor:7110`, 1));
+    expect(tg.callsTo('answerCallbackQuery').at(-1)!.body).toMatchObject({ text: 'This button no longer works: search again and tap Alert.', show_alert: true });
+  });
+
   it('Cancel leaves nothing: the message says so and loses its buttons', async () => {
     const { b, confirm, messageId } = await upToConfirmation(7103);
     await b.handleUpdate(tap(7103, find(confirm, 'Cancel').data, messageId));
@@ -338,6 +397,42 @@ describe('the guided alert on Discord', () => {
     expect(confirm.type).toBe(7);
     expect(confirm.data.content).toContain('Alert when: Yes rises above 62.5%');
     expect(confirm.data.content).toContain('Delivered to: your Oddswatch inbox (/inbox)');
+  });
+
+  it('"Closing soon": the four allowed hours as buttons, then a Closing Soon rule', async () => {
+    const b = bot();
+    const search = { ...base('8106', 2, undefined, 'dm-8106'), data: { name: 'search', options: [{ name: 'query', type: 3, value: 'zorblax mayor' }] } };
+    await b.handleInteraction(search);
+    const start = await click(b, '8106', find(shownIn(onlyCallback(dc, search)), 'Alert 1'), undefined, 'dm-8106');
+    const hours = shownIn(await click(b, '8106', find(shownIn(start), 'Closing soon'), undefined, 'dm-8106'));
+    expect(hours.text).toMatch(/^New alert \(2\/3\): alert when this market is how close to its end\?\n/);
+    // Only the allowed values, so nothing to type.
+    expect(hours.buttons.map((r) => r.map((x) => x.label))).toEqual([['1h before', '6h before', '24h before', '72h before'], ['Back', 'Cancel']]);
+    const confirm = shownIn(await click(b, '8106', find(hours, '24h before'), undefined, 'dm-8106'));
+    expect(confirm.text).toContain('Alert when: it closes within 24h');
+    const saved = await click(b, '8106', find(confirm, 'Save'), undefined, 'dm-8106');
+    expect(saved.data.content).toBe('Alert saved: "Zorblax mayor race: outcome 1?" closes within 24h. Delivered to your Oddswatch inbox (/inbox), at most once every 30m.');
+    expect(await alertsOf('discord', '8106')).toMatchObject([{ subscriptionTypeConfig: { type: 'Closing Soon', config: { params: { hours_before: 24 } } } }]);
+  });
+
+  it('"Big trade" → "Type an amount" opens a modal for dollars; the typed amount leads to the confirmation', async () => {
+    const b = bot();
+    const search = { ...base('8107', 2, undefined, 'dm-8107'), data: { name: 'search', options: [{ name: 'query', type: 3, value: 'zorblax mayor' }] } };
+    await b.handleInteraction(search);
+    const start = await click(b, '8107', find(shownIn(onlyCallback(dc, search)), 'Alert 1'), undefined, 'dm-8107');
+    const amounts = await click(b, '8107', find(shownIn(start), 'Big trade'), undefined, 'dm-8107');
+    const modal = await click(b, '8107', find(shownIn(amounts), 'Type an amount'), undefined, 'dm-8107');
+    expect(modal).toEqual({
+      type: 9,
+      data: {
+        custom_id: `flow:b:${event.markets[0]!.id}:trade:8107`,
+        title: 'New alert: the trade size',
+        components: [{ type: 1, components: [expect.objectContaining({ type: 4, custom_id: 'number', label: 'One trade worth at least, in dollars', placeholder: '25k' })] }],
+      },
+    });
+    const submit = { ...base('8107', 5, undefined, 'dm-8107'), data: { custom_id: modal.data.custom_id, components: [{ type: 1, components: [{ type: 4, custom_id: 'number', value: '75,000' }] }] } };
+    await b.handleInteraction(submit);
+    expect(onlyCallback(dc, submit).data.content).toContain('Alert when: it trades $75,000 or more at once');
   });
 
   it('Cancel leaves nothing and removes the buttons', async () => {

@@ -99,14 +99,14 @@ describe('chat words for service errors', () => {
       [`alert ${market} up -5`, '-5 is not a percentage between 0 and 100.'],
       [`alert ${market} step 60`, '60 is not a valid step: a step is at most 50 percent.'],
       [`alert ${market} step 0.005`, '0.005 is not a valid step: a step is at least 0.01 percent.'],
-      [`alert ${market} sideways 5`, 'sideways is not a direction: use up, down, cross, step, above or below.'],
-      [`alert ${market} constructor 5`, 'constructor is not a direction: use up, down, cross, step, above or below.'],
+      [`alert ${market} sideways 5`, 'sideways is not a condition: use up, down, cross, step, above, below, jumps, drops, moves, trade, volume, resolution or closing.'],
+      [`alert ${market} constructor 5`, 'constructor is not a condition: use up, down, cross, step, above, below, jumps, drops, moves, trade, volume, resolution or closing.'],
       [`alert ${market} up 60,5`, '60,5 is not a number: write it with digits and a dot, like 60 or 60.5.'],
       [`alert ${market} up 60 every 7m`, 'every 7m is not a repeat: use once, every 5m, every 30m, every 60m, every 6h, every 12h or every 24h.'],
     ];
     for (const [text, words] of cases) {
       const reply = await runCommand(ctx, dm(2101), text);
-      expect(reply.text, text).toBe(`${words}\nUsage: /alert <market id> <up|down|cross|step|above|below> <percent> [once | every 5m|30m|60m|6h|12h|24h]`);
+      expect(reply.text, text).toBe(`${words}\nUsage: /alert <market id> <condition> [once | every 5m|30m|60m|6h|12h|24h]`);
     }
     expect(await listWatchlists({ ctx, input: {} })).toEqual([]);
   });

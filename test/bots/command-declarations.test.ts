@@ -55,7 +55,7 @@ const answer = (i: RawInteraction) => onlyCallback(discordApi, i).data as { cont
 describe('/help in each platform\'s own syntax', () => {
   it('Telegram shows positional words, Discord shows named options', async () => {
     const telegram = (await runCommand(await telegramUser('9501'), dm(9501), '/help')).text;
-    expect(telegram).toContain('/alert <market id> <up|down|cross|step|above|below> <percent> [once | every 5m|30m|60m|6h|12h|24h] — Alert this chat when a market price moves');
+    expect(telegram).toContain('/alert <market id> <condition> [once | every 5m|30m|60m|6h|12h|24h] — Alert this chat when a market moves, trades big, resolves or nears its close');
     expect(telegram).toContain('/pause <alert id> — Pause an alert');
     expect(telegram).toContain('/watchlist new <name> | show <watchlist> | rename <id> <name> | delete <watchlist>');
     expect(telegram).toContain('/revoke <number> — Revoke an API token (its number in /tokens)');
@@ -63,7 +63,7 @@ describe('/help in each platform\'s own syntax', () => {
     const help = slash('9502', 'help');
     await discordBot().handleInteraction(help);
     const discord = answer(help);
-    expect(discord.content).toContain('/alert market:… type:… percent:… [repeat:…] — Alert this chat when a market price moves');
+    expect(discord.content).toContain('/alert market:… condition:… [repeat:…] — Alert this chat when a market moves, trades big, resolves or nears its close');
     expect(discord.content).toContain('/watchlist new name:… | show watchlist:… | rename id:… name:… | delete watchlist:…');
     expect(discord.content).not.toContain('<');
     expect(discord.flags).toBeUndefined(); // help is for the channel
@@ -75,15 +75,15 @@ describe('a wrong word is named with its fix, the same on both platforms', () =>
     const ctx = await telegramUser('9503');
     const market = event.markets[0]!.id;
     expect((await runCommand(ctx, dm(9503), `alert ${market} up 150`)).text).toBe(
-      '150 is not a percentage between 0 and 100.\nUsage: /alert <market id> <up|down|cross|step|above|below> <percent> [once | every 5m|30m|60m|6h|12h|24h]',
+      '150 is not a percentage between 0 and 100.\nUsage: /alert <market id> <condition> [once | every 5m|30m|60m|6h|12h|24h]',
     );
-    // Discord's own bounds are inclusive: 100 reaches the bot, and the declaration refuses it.
-    const hundred = slash('9503', 'alert', { market, type: 'up', percent: 100 });
+    // The condition is one text option on Discord: its words are read by the same grammar.
+    const hundred = slash('9503', 'alert', { market, condition: 'up 100' });
     await discordBot().handleInteraction(hundred);
-    expect(answer(hundred)).toEqual({ content: '100 is not a percentage between 0 and 100.\nUsage: /alert market:… type:… percent:… [repeat:…]', flags: EPHEMERAL });
-    const sideways = slash('9503', 'alert', { market, type: 'sideways', percent: 50 });
+    expect(answer(hundred)).toEqual({ content: '100 is not a percentage between 0 and 100.\nUsage: /alert market:… condition:… [repeat:…]', flags: EPHEMERAL });
+    const sideways = slash('9503', 'alert', { market, condition: 'sideways 50' });
     await discordBot().handleInteraction(sideways);
-    expect(answer(sideways).content).toMatch(/^sideways is not a direction: use up, down, cross, step, above or below\.\n/);
+    expect(answer(sideways).content).toMatch(/^sideways is not a condition: use up, down, cross, step, above, below, jumps, drops, moves, trade, volume, resolution or closing\.\n/);
   });
 
   it('"not found" says what, privately on Discord, with no REST word', async () => {
@@ -98,8 +98,7 @@ describe('Discord: answers about the caller\'s own rules are ephemeral; search s
     const bot = discordBot();
     const create = interaction('9505', 2, { name: 'alert', options: [
       { name: 'market', type: 3, value: event.markets[0]!.id },
-      { name: 'type', type: 3, value: 'above' },
-      { name: 'percent', type: 10, value: 40 },
+      { name: 'condition', type: 3, value: 'above 40' },
       { name: 'repeat', type: 3, value: 'once' },
     ] });
     // In a DM: no channel webhook, the alert goes to the inbox.

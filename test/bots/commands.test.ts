@@ -179,7 +179,7 @@ describe('the command layer', () => {
       ['watchlist', /Usage: \/watchlist new/],
       ['watchlist show nope', /^I can't find that watchlist/],
       ['alert', /Usage: \/alert <market id>/],
-      ['alert 123 sideways 5', /^sideways is not a direction: use up, down, cross, step, above or below\.\nUsage: \/alert/],
+      ['alert 123 sideways 5', /^sideways is not a condition: use up, down, cross, step, above, below, jumps, drops, moves, trade, volume, resolution or closing\.\nUsage: \/alert/],
       [`alert ${fed.markets[0]!.id} up abc`, /^abc is not a number: .*\nUsage: \/alert/],
       [`alert ${fed.markets[0]!.id} up 150`, /^150 is not a percentage between 0 and 100\.\nUsage: \/alert/],
       [`alert ${fed.markets[0]!.id} up 10 every 7m`, /every 5m\|30m/],

@@ -247,7 +247,7 @@ describe(`/testalert in the bots (${engineName})`, () => {
     expect(posts[0]!.body.embeds[0].description).toContain(`**${TEST_LABEL}**`);
 
     // /alert in the same channel would use the same webhook: the test proves that one works.
-    const alert = slash('8201', 'alert', { market: 'nope', type: 'up', percent: '50' }, { channel: 'chan-test' });
+    const alert = slash('8201', 'alert', { market: 'nope', condition: 'up 50' }, { channel: 'chan-test' });
     await bot.handleInteraction(alert);
     expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(1);
 
@@ -260,7 +260,7 @@ describe(`/testalert in the bots (${engineName})`, () => {
     expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(2);
     const newHook = discord.callsTo('POST', /^\/api\/webhooks\//).at(-1)!.path;
     expect(newHook).not.toBe(posts[0]!.path);
-    await bot.handleInteraction(slash('8201', 'alert', { market: 'nope', type: 'up', percent: '50' }, { channel: 'chan-test' }));
+    await bot.handleInteraction(slash('8201', 'alert', { market: 'nope', condition: 'up 50' }, { channel: 'chan-test' }));
     expect(discord.callsTo('POST', /^\/v10\/channels\/chan-test\/webhooks$/)).toHaveLength(2);
 
     // In a DM the test goes where /alert there sends: a message of the bot's own in the DM (the

@@ -140,8 +140,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],
-      ['type', false],
-      ['percent', false],
+      ['condition', true],
       ['repeat', false],
     ]);
     await makeBot('guild9').registerCommands();
@@ -152,8 +151,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const alert = DISCORD_COMMANDS.find((c) => c.name === 'alert')!;
     expect(alert.options).toEqual([
       expect.objectContaining({ name: 'market', type: 3, required: true, autocomplete: true }),
-      expect.objectContaining({ name: 'type', type: 3, required: true, choices: expect.arrayContaining([{ name: 'up (Crossing Up)', value: 'up' }]) }),
-      expect.objectContaining({ name: 'percent', type: 10, required: true, min_value: 0, max_value: 100 }),
+      expect.objectContaining({ name: 'condition', type: 3, required: true, autocomplete: true }),
       expect.objectContaining({ name: 'repeat', type: 3, required: false, choices: expect.arrayContaining([{ name: 'every 30m (At most every 30m)', value: 'every 30m' }]) }),
     ]);
     const watchlist = DISCORD_COMMANDS.find((c) => c.name === 'watchlist')!;
@@ -189,7 +187,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
   it('an alert in a guild channel creates the channel webhook once and stores a Discord channel; a pause button pauses it', async () => {
     const bot = makeBot();
     const before = api.callsTo('POST', /^\/v10\/channels\/chan-a\/webhooks$/).length;
-    const i = slash('8002', 'alert', { market: event.markets[0]!.id, type: 'down', percent: 35, repeat: 'every 60m' }, { channel: 'chan-a' });
+    const i = slash('8002', 'alert', { market: event.markets[0]!.id, condition: 'down 35', repeat: 'every 60m' }, { channel: 'chan-a' });
     await bot.handleInteraction(i);
     const hooks = api.callsTo('POST', /^\/v10\/channels\/chan-a\/webhooks$/).slice(before);
     expect(hooks).toHaveLength(1);
@@ -206,8 +204,8 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     expect(stored.channels).toEqual([{ type: 'Discord', settings: { discordWebhookUrl: expect.stringMatching(/\/api\/webhooks\/\d+\/hooktoken\d+$/) } }]);
 
     // The same channel again, and from a restarted bot (found by GET): the webhook is reused.
-    await bot.handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, type: 'up', percent: 70 }, { channel: 'chan-a' }));
-    await makeBot().handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, type: 'up', percent: 80 }, { channel: 'chan-a' }));
+    await bot.handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, condition: 'up 70' }, { channel: 'chan-a' }));
+    await makeBot().handleInteraction(slash('8002', 'alert', { market: event.markets[1]!.id, condition: 'up 80' }, { channel: 'chan-a' }));
     expect(api.callsTo('POST', /^\/v10\/channels\/chan-a\/webhooks$/).length - before).toBe(1);
 
     const press: RawInteraction = { ...base('8002', 3, { channel: 'chan-a' }), data: { custom_id: pause.custom_id } };
@@ -223,7 +221,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const bot = makeBot();
     const token = await discordToken(bot, '8003');
     const auth = { Authorization: `Bearer ${token}` };
-    const i = slash('8003', 'alert', { market: event.markets[1]!.id, type: 'step', percent: 10, repeat: 'once' }, { channel: 'chan-b' });
+    const i = slash('8003', 'alert', { market: event.markets[1]!.id, condition: 'step 10', repeat: 'once' }, { channel: 'chan-b' });
     await bot.handleInteraction(i);
     const subId = /• (\S+):/.exec(callbackFor(i).data.content)![1]!;
     const viaDiscord = (await env.http.get(`/subscription/${subId}`).set(auth).expect(200)).body.subscription;
@@ -254,7 +252,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
 
   it('answers with the permission message, privately, when the webhook cannot be created', async () => {
     api.forbiddenChannels.add('locked');
-    const i = slash('8004', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 50 }, { channel: 'locked' });
+    const i = slash('8004', 'alert', { market: event.markets[0]!.id, condition: 'up 50' }, { channel: 'locked' });
     await makeBot().handleInteraction(i);
     expect(callbackFor(i)).toEqual({ type: 4, data: { content: NEED_WEBHOOK_PERMISSION, flags: EPHEMERAL } });
     expect((await runCommand(
@@ -280,7 +278,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     // #16 item 6: the label adds the watched outcome's price (no end date in this catalog row).
     expect(callbackFor(prefix).data.choices).toEqual(event.markets.map((m) => ({ name: `${m.question} · Yes 50 %`, value: m.id })));
 
-    const created = slash('8005', 'alert', { market: event.markets[0]!.id, type: 'below', percent: 20 }, { guild: '', channel: 'dm5' });
+    const created = slash('8005', 'alert', { market: event.markets[0]!.id, condition: 'below 20' }, { guild: '', channel: 'dm5' });
     await bot.handleInteraction(created);
     const subId = /• (\S+):/.exec(callbackFor(created).data.content)![1]!;
     const id: RawInteraction = { ...base('8005', 4), data: { name: 'pause', options: [{ name: 'id', type: 3, value: subId.slice(0, 6), focused: true }] } };
@@ -304,7 +302,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
       ].sort(),
     );
 
-    const made = slash('8007', 'alert', { market: mayor.markets[0]!.id, type: 'above', percent: 70, repeat: 'once' }, { guild: '', channel: 'dm-8007' });
+    const made = slash('8007', 'alert', { market: mayor.markets[0]!.id, condition: 'above 70', repeat: 'once' }, { guild: '', channel: 'dm-8007' });
     await bot.handleInteraction(made);
     const alertId = subscriptionIdOf(callbackFor(made).data.content);
     const picking: RawInteraction = { ...base('8007', 4), data: { name: 'pause', options: [{ name: 'id', type: 3, value: 'qworble', focused: true }] } };
@@ -342,7 +340,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
 
   it('alerts through the bot\'s channel webhook carry link buttons and Pause and Delete; a foreign webhook gets the links only', async () => {
     const bot = makeBot();
-    const create = slash('8101', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 40 }, { channel: 'chan-alerts' });
+    const create = slash('8101', 'alert', { market: event.markets[0]!.id, condition: 'up 40' }, { channel: 'chan-alerts' });
     await bot.handleInteraction(create);
     const ours = subscriptionIdOf(callbackFor(create).data.content);
     const auth = { Authorization: `Bearer ${await discordToken(bot, '8101')}` };
@@ -420,7 +418,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
   it('an alert made in a DM is posted in that DM by the bot, with Pause and Delete; the REST API shows a bare Discord channel', async () => {
     const bot = makeBot();
     const where = { guild: '', channel: 'dm-8301' };
-    const create = slash('8301', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 55 }, where);
+    const create = slash('8301', 'alert', { market: event.markets[0]!.id, condition: 'up 55' }, where);
     await bot.handleInteraction(create);
     const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
     expect(api.callsTo('POST', /\/webhooks$/).filter((c) => c.path.includes('dm-8301'))).toEqual([]); // no webhook in a DM
@@ -476,7 +474,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
   it('a DM the user closed (Discord 403) disables the channel at once, and says why', async () => {
     const bot = makeBot();
     const where = { guild: '', channel: 'dm-8302' };
-    const create = slash('8302', 'alert', { market: event.markets[1]!.id, type: 'down', percent: 30 }, where);
+    const create = slash('8302', 'alert', { market: event.markets[1]!.id, condition: 'down 30' }, where);
     await bot.handleInteraction(create);
     const subscriptionId = subscriptionIdOf(callbackFor(create).data.content);
     api.forbiddenChannels.add('dm-8302');
@@ -504,7 +502,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
 
   it('defers a slow command (type 5) and puts its answer in place of the placeholder', async () => {
     api.delays.push({ path: /^\/v10\/channels\/chan-slow\/webhooks$/, ms: 300 });
-    const i = slash('8103', 'alert', { market: event.markets[0]!.id, type: 'up', percent: 65 }, { channel: 'chan-slow' });
+    const i = slash('8103', 'alert', { market: event.markets[0]!.id, condition: 'up 65' }, { channel: 'chan-slow' });
     await makeBot(undefined, 50).handleInteraction(i);
     expect(callbackFor(i)).toEqual({ type: 5, data: { flags: EPHEMERAL } }); // private, as the answer about one's own alert will be
     const [edit, ...more] = followUps(i);
@@ -517,7 +515,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
   });
 
   it('defers privately when the answer is private: a slow /alerts, and a slow button click', async () => {
-    const create = slash('8104', 'alert', { market: event.markets[1]!.id, type: 'below', percent: 15 }, { guild: '', channel: 'dm-8104' });
+    const create = slash('8104', 'alert', { market: event.markets[1]!.id, condition: 'below 15' }, { guild: '', channel: 'dm-8104' });
     // Made with the default deferral delay: on a busy machine it could take more than 50 ms itself.
     await makeBot().handleInteraction(create);
     const bot = makeBot(undefined, 50);

@@ -354,7 +354,7 @@ describe(`noise control in Discord (${engineName})`, () => {
   it('sets delivery, re-arm band and quiet hours with typed options, privately; buttons edit the card', async () => {
     const ctx = await serviceCtx('discord', user);
     const b = bot();
-    const made = slash('alert', { market: event.markets[2]!.id, type: 'cross', percent: 50 });
+    const made = slash('alert', { market: event.markets[2]!.id, condition: 'cross 50' });
     await b.handleInteraction(made);
     const id = find(onlyCallback(dcApi, made).data, 'Pause').custom_id.slice('pause:'.length);
 

@@ -259,8 +259,7 @@ describe(`/alert says how often the new rule would have fired (${engineName})`, 
       name: 'alert',
       options: [
         { name: 'market', type: 3, value: recorded!.id },
-        { name: 'type', type: 3, value: 'up' },
-        { name: 'percent', type: 10, value: 50 },
+        { name: 'condition', type: 3, value: 'up 50' },
       ],
     }, 'chan-lookback');
     await discordBot().handleInteraction(i);

@@ -40,8 +40,11 @@ export function ruleLabel(s: SubscriptionView): string {
 }
 
 export function conditionWords(s: SubscriptionView): string {
-  return CONDITION[s.subscriptionTypeConfig.type](s.subscriptionTypeConfig.config.params);
+  return ruleWords(s.subscriptionTypeConfig.type, s.subscriptionTypeConfig.config.params);
 }
+
+/** A rule's condition in words from its type and params: a stored alert's, or one being typed. */
+export const ruleWords = (type: SubscriptionType, params: Params): string => CONDITION[type](params);
 
 export function statusWords(s: SubscriptionView): string {
   if (s.status.enabled) return 'active';

@@ -1,28 +1,27 @@
-import { DEFAULT_TRIGGER_INTERVAL, TRIGGER_INTERVALS, type PriceRuleType, type TriggerInterval } from '../../domain/enums.js';
+import { DEFAULT_TRIGGER_INTERVAL, isPriceRuleType, TRIGGER_INTERVALS, type TriggerInterval } from '../../domain/enums.js';
 import type { ServiceContext } from '../../services/context.js';
 import { findMarketId } from '../../services/search/index.js';
-import { countRecentFirings, createMarketAlert, THRESHOLD_PERCENT } from '../../services/subscriptions/index.js';
-import { numberOf, textOf, type Param } from './params.js';
+import { countRecentFirings, createMarketAlert } from '../../services/subscriptions/index.js';
+import { CONDITION_FORMS, parseCondition, typeConfigOf } from './alert-condition.js';
+import { textOf, type Param } from './params.js';
 import { alertButtons, chatChannel, describeSubscription } from './shared.js';
 import type { Command } from './types.js';
 
-/** The direction words chat uses for each price rule (typed, and in the guided flow's buttons). */
-export const ALERT_TYPES: Record<string, PriceRuleType> = {
-  up: 'Crossing Up',
-  down: 'Crossing Down',
-  cross: 'Crossing',
-  step: 'Crossing Step',
-  above: 'Greater Than',
-  below: 'Less Than',
-};
 // Chat offers a cool-down between repeats; no cool-down at all (0m) stays a REST choice.
 export const INTERVALS = TRIGGER_INTERVALS.filter((i) => i !== '0m');
 export const ONCE = 'once';
 
 const PARAMS: readonly Param[] = [
   { kind: 'text', name: 'market', word: 'market id', help: 'The market (type to search), its id, slug or link', autocomplete: 'market' },
-  { kind: 'choice', name: 'type', help: 'When to alert', what: 'direction', choices: Object.entries(ALERT_TYPES).map(([word, label]) => ({ word, label })) },
-  { kind: 'number', name: 'percent', help: 'The price, in percent', what: 'percentage', min: THRESHOLD_PERCENT.above, max: THRESHOLD_PERCENT.below, exclusive: true },
+  {
+    kind: 'text',
+    name: 'condition',
+    help: 'When to alert: up 60, jumps 10 in 1h, trade 25k buy, volume 3x, resolution, closing 24h…',
+    autocomplete: 'condition',
+    // The repeat after it starts with one of these words; the condition never holds them.
+    until: ['once', 'every'],
+    detail: CONDITION_FORMS,
+  },
   {
     kind: 'choice',
     name: 'repeat',
@@ -44,20 +43,22 @@ export function trigger(repeat: string | undefined): { triggerType: 'One Time' |
 export const alertCommand: Command = {
   name: 'alert',
   params: PARAMS,
-  summary: 'Alert this chat when a market price moves',
+  summary: 'Alert this chat when a market moves, trades big, resolves or nears its close',
   async run({ ctx, chat, values }) {
+    // The words first: a misspelt condition is answered before any market lookup.
+    const condition = parseCondition(textOf(values, 'condition')!);
     const created = await createMarketAlert({
       ctx,
       input: {
         // An id, a slug or a venue link: the shortcut takes what a person has at hand.
         marketId: await findMarketId({ ctx, input: { ref: textOf(values, 'market')! } }),
-        type: ALERT_TYPES[textOf(values, 'type')!]!,
-        thresholdPercent: numberOf(values, 'percent'),
+        subscriptionTypeConfig: typeConfigOf(condition),
         ...trigger(textOf(values, 'repeat')),
         channel: chatChannel(chat),
       },
     });
-    const lookBack = await lookBackLine(ctx, created.subscriptionId);
+    // A dry run replays price rules only: trades, volume and catalog changes have no history to replay.
+    const lookBack = isPriceRuleType(condition.type) ? await lookBackLine(ctx, created.subscriptionId) : undefined;
     return {
       text: `Alert created:\n${describeSubscription(created)}${lookBack ? `\n${lookBack}` : ''}`,
       buttons: alertButtons(created.subscriptionId, 'Pause', 'Delete'),

@@ -1,3 +1,4 @@
+import { CLOSING_SOON_HOURS, MOVE_WINDOWS } from '../../domain/enums.js';
 import { listWords } from './shared.js';
 import type { ErrorSubject, ServiceError, ValidationIssue } from '../../services/errors.js';
 
@@ -70,6 +71,8 @@ function issueWords(issue: ValidationIssue): string | undefined {
   const field = [...issue.path].reverse().find((k): k is string => typeof k === 'string');
   const given = issue.input === undefined ? 'That' : typeof issue.input === 'number' ? String(issue.input) : `"${String(issue.input)}"`;
   if (field === 'threshold_percent' || field === 'thresholdPercent') return percentWords(issue, given);
+  const rule = ruleParamWords(field, issue, given);
+  if (rule) return rule;
   if (field === 'name' && issue.code === 'too_small') return 'A watchlist name cannot be empty.';
   if (field === 'name' && issue.code === 'too_big') return `A watchlist name is at most ${issue.bound} characters.`;
   if (field === 'watchlist' && issue.code === 'too_big') return `A watchlist id or name is at most ${issue.bound} characters.`;
@@ -90,6 +93,29 @@ function percentWords(issue: ValidationIssue, given: string): string | undefined
   if (code === 'too_small') return `${given} is not a valid percent: it must be ${inclusive ? 'at least' : 'above'} ${bound}.`;
   if (code === 'invalid_type') return `${given} is not a number: write the percent like 60 or 60.5.`;
   return undefined;
+}
+
+/** The extension rules' params (docs/triggers.md), as `/alert <market> trade 25k` and its kin write them. */
+function ruleParamWords(field: string | undefined, issue: ValidationIssue, given: string): string | undefined {
+  const { code, bound } = issue;
+  switch (field) {
+    case 'window':
+      return `${given.replace(/"/g, '')} is not a time window: use ${listWords(MOVE_WINDOWS)}, like jumps 10 in 1h.`;
+    case 'min_usd':
+      if (code === 'too_small') return `${given} is not a trade size: give a dollar amount above ${bound ?? 0}, like trade 25000 or trade 25k.`;
+      if (code === 'too_big') return `${given} is not a trade size: give at most ${(bound ?? 0).toLocaleString('en-US')} dollars.`;
+      return `${given} is not a dollar amount: write it like 25000 or 25k.`;
+    case 'side':
+      return `${given.replace(/"/g, '')} is not a side: use buy or sell.`;
+    case 'multiple':
+      if (code === 'too_small') return `${given}x is not a volume spike: use at least ${bound}x the usual volume, like volume 3x.`;
+      if (code === 'too_big') return `${given}x is not a volume spike: use at most ${bound}x the usual volume.`;
+      return `${given} is not a multiple: write it like volume 3x.`;
+    case 'hours_before':
+      return `${typeof issue.input === 'number' ? `${issue.input}h` : given} is not a time before the close: use ${listWords(CLOSING_SOON_HOURS.map((h) => `${h}h`))}.`;
+    default:
+      return undefined;
+  }
 }
 
 /** `events.123.markets: market 9 is not …` → `market 9 is not …`. */

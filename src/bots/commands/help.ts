@@ -10,7 +10,7 @@ export function helpCommand(name: 'help' | 'start', all: () => Command[]): Comma
     async run({ chat }) {
       const lines = all()
         .filter((c) => c.name !== 'start')
-        .map((c) => `${usage(c, chat.kind)} — ${c.summary}`);
+        .flatMap((c) => [`${usage(c, chat.kind)} — ${c.summary}`, ...(c.params ?? []).filter((p) => p.detail).map((p) => `   ${p.name}: ${p.detail}`)]);
       const intro = name === 'start' ? 'Welcome to Oddswatch: watch Polymarket events and get price alerts here.\n\n' : '';
       return { text: `${intro}Commands:\n${lines.join('\n')}` };
     },

@@ -23,6 +23,7 @@ import { watchlistsCommand } from './watchlists.js';
 export type { BotReply, ChatInfo, Command } from './types.js';
 export { GENERIC_FAILURE } from './replies.js';
 export type { Param } from './params.js';
+export { conditionChoices } from './alert-condition.js';
 
 /** Every command of both bots, in menu order. An explicit list: nothing is loaded by file name. */
 export const COMMANDS: readonly Command[] = [

@@ -12,14 +12,21 @@ interface BaseParam {
   optional?: boolean;
   /** The word Telegram's `/help` shows (`<alert id>`) when the name alone says too little. */
   word?: string;
+  /** What the parameter takes, when its name says too little: /help shows it on a line of its own. */
+  detail?: string;
 }
 
 /** Free text. `rest` takes every remaining word (a name, a search): it must be the last parameter. */
 export interface TextParam extends BaseParam {
   kind: 'text';
   rest?: boolean;
+  /**
+   * Typed words: takes every word up to the first of these (the start of the next, optional,
+   * parameter), so a text of several words need not be the last parameter.
+   */
+  until?: readonly string[];
   /** Discord offers choices while the user types, from this source (see ../discord/autocomplete.ts). */
-  autocomplete?: 'market' | 'alert';
+  autocomplete?: 'market' | 'alert' | 'condition';
 }
 
 /** A number within bounds; `exclusive` when the bounds themselves are refused (a threshold of 0 or 100). */
@@ -97,8 +104,10 @@ export function valuesFromWords(params: readonly Param[], words: readonly string
   let at = 0;
   for (const param of params) {
     const rest = 'rest' in param && param.rest === true;
-    const taken = rest ? words.slice(at).join(' ') : (words[at] ?? '');
-    at = rest ? words.length : at + 1;
+    const until = param.kind === 'text' && param.until ? untilWord(words, at, param.until) : undefined;
+    const end = until ?? (rest ? words.length : at + 1);
+    const taken = words.slice(at, end).join(' ');
+    at = end;
     if (taken === '') {
       if (param.optional) continue;
       throw new UsageError();
@@ -107,6 +116,12 @@ export function valuesFromWords(params: readonly Param[], words: readonly string
   }
   if (at < words.length) throw new UsageError();
   return values;
+}
+
+/** Where a text declared with `until` ends: at the first of those words after its own first word, or at the end. */
+function untilWord(words: readonly string[], from: number, until: readonly string[]): number {
+  const stop = words.findIndex((w, i) => i > from && until.includes(w.toLowerCase()));
+  return stop === -1 ? words.length : stop;
 }
 
 /** The subcommand a signature's first word names, and the words after it. */
@@ -126,8 +141,8 @@ function paramUsage(param: Param, platform: Platform): string {
 const line = (name: string, params: readonly Param[], platform: Platform) => [name, ...params.map((p) => paramUsage(p, platform))].join(' ');
 
 /**
- * How to call a command, in the platform's own syntax: Telegram `/alert <market> <up|down|…> <percent>`,
- * Discord `/alert market:… type:… percent:…`.
+ * How to call a command, in the platform's own syntax: Telegram `/alert <market id> <condition> [once | every …]`,
+ * Discord `/alert market:… condition:… [repeat:…]`.
  */
 export function usage(signature: Signature, platform: Platform): string {
   if (!signature.subcommands) return `/${line(signature.name, signature.params ?? [], platform)}`;

@@ -49,7 +49,7 @@ export interface BotReply {
    * reply's text and buttons, and the user replies to that message). `action` is button data:
    * the typed answer is run with it by `runTypedAnswer`.
    */
-  askNumber?: { title: string; label: string; action: string };
+  askNumber?: { title: string; label: string; action: string; /** An example in the empty field (Discord), `62.5` unless said. */ placeholder?: string };
 }
 
 export interface CommandInput {

@@ -68,9 +68,9 @@ export function answerer({ rest, applicationId, interaction, respond, privateByD
     // A failed deferral left the interaction unanswered: answering in one step is the last chance.
     if (!deferral || !(await deferral)) {
       if (reply?.askNumber && interaction.type === INTERACTION.MESSAGE_COMPONENT) {
-        const { action, title, label } = reply.askNumber;
+        const { action, title, label, placeholder = '62.5' } = reply.askNumber;
         // A modal's custom_id carries the draft back with the typed value (see runTypedAnswer).
-        const input = { type: 4, custom_id: 'number', label: cutText(label, 45), style: 1, min_length: 1, max_length: 12, required: true, placeholder: '62.5' };
+        const input = { type: 4, custom_id: 'number', label: cutText(label, 45), style: 1, min_length: 1, max_length: 12, required: true, placeholder };
         return respond({ type: CALLBACK.MODAL, data: { custom_id: action, title: cutText(title, 45), components: [{ type: 1, components: [input] }] } });
       }
       const fromMessage = interaction.type === INTERACTION.MESSAGE_COMPONENT || interaction.type === INTERACTION.MODAL_SUBMIT;

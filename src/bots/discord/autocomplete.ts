@@ -1,4 +1,4 @@
-import { COMMANDS, type Param } from '../commands/index.js';
+import { COMMANDS, conditionChoices, type Param } from '../commands/index.js';
 import type { ServiceContext } from '../../services/context.js';
 import { isServiceError } from '../../services/errors.js';
 import { findMarket, findMarkets } from '../../services/search/index.js';
@@ -31,6 +31,10 @@ const SOURCES: Record<Source, (ctx: ServiceContext, typed: string) => Promise<Ch
     return alertChoices(await listSubscriptions({ ctx, input: {} })).filter(
       (c) => c.name.toLowerCase().includes(lower) || c.value.toLowerCase().startsWith(lower),
     );
+  },
+  /** The condition forms of /alert that what was typed may be heading for (commands/alert-condition.ts). */
+  async condition(_ctx, typed) {
+    return conditionChoices(typed);
   },
 };
 

@@ -9,7 +9,7 @@ import { CreateMarketAlertInput } from './schemas.js';
 import type { SubscriptionView } from './view.js';
 
 /**
- * Chat's "alert": a Market-scoped subscription on one market. It lives in a watchlist holding the
+ * Chat's "alert": a Market-scoped subscription on one market, of any rule type. It lives in a watchlist holding the
  * market's event; when none does, the event is first added to the default watchlist. One
  * transaction: a refused rule leaves no new watchlist and no added event behind.
  */
@@ -31,7 +31,8 @@ export async function createMarketAlert({ ctx, input }: { ctx: ServiceContext; i
         subscriptionScope: 'Market',
         eventId: market.eventId,
         marketId: market.id,
-        subscriptionTypeConfig: { type: body.type, config: { params: { threshold_percent: body.thresholdPercent } } },
+        subscriptionTypeConfig:
+          'subscriptionTypeConfig' in body ? body.subscriptionTypeConfig : { type: body.type, config: { params: { threshold_percent: body.thresholdPercent } } },
         triggerType: body.triggerType,
         ...(body.triggerInterval ? { triggerInterval: body.triggerInterval } : {}),
         channels: [body.channel],

@@ -209,15 +209,27 @@ export type UpdateSubscriptionInput = z.input<typeof UpdateSubscriptionInput>;
 export const SubscriptionIdInput = z.object({ subscriptionId: Id });
 export type SubscriptionIdInput = z.input<typeof SubscriptionIdInput>;
 
-// A price alert on one market, as chat asks for it; the rule's bounds are CreateSubscriptionInput's.
-export const CreateMarketAlertInput = z.object({
+// An alert on one market, as chat asks for it: any rule type as `subscriptionTypeConfig`, or a
+// price rule as `type` + `thresholdPercent` (the guided alert's shorthand). The rule's bounds are
+// CreateSubscriptionInput's, checked when it is stored, so chat and REST refuse the same values.
+const marketAlertFields = {
   marketId: z.string(),
-  type: z.enum(PRICE_RULE_TYPES, { error: `type must be one of: ${PRICE_RULE_TYPES.join(', ')}` }),
-  thresholdPercent: z.number({ error: 'thresholdPercent must be a number' }),
   triggerType: TriggerType.default('Recurring'),
   triggerInterval: TriggerInterval.optional(),
   channel: ChatChannel,
-});
+};
+export type SubscriptionTypeConfigInput = z.input<typeof SubscriptionTypeConfig>;
+export const CreateMarketAlertInput = z.union([
+  z.strictObject({
+    ...marketAlertFields,
+    subscriptionTypeConfig: z.custom<SubscriptionTypeConfigInput>((v) => typeof v === 'object' && v !== null, 'subscriptionTypeConfig must be an object'),
+  }),
+  z.strictObject({
+    ...marketAlertFields,
+    type: z.enum(PRICE_RULE_TYPES, { error: `type must be one of: ${PRICE_RULE_TYPES.join(', ')}` }),
+    thresholdPercent: z.number({ error: 'thresholdPercent must be a number' }),
+  }),
+]);
 export type CreateMarketAlertInput = z.input<typeof CreateMarketAlertInput>;
 
 /** A channel of a subscription by its 0-based index in the subscription's `channels`. */
