@@ -14,6 +14,7 @@ import { StreamPrices } from '../src/runner/prices-from-stream.js';
 import { PriceReferences } from '../src/runner/references.js';
 import { SerialQueue } from '../src/runner/serial-queue.js';
 import { TokenPriceStore } from '../src/runner/token-prices.js';
+import { TradeRunner } from '../src/runner/trade-rules.js';
 import { createMarketStream } from '../src/venue/clob/market-socket.js';
 import { createClobRestClient } from '../src/venue/clob/rest.js';
 import { feedMarkets, type FeedMarket } from './ingest-feed.js';
@@ -163,10 +164,15 @@ if (side === 'oddswatch') {
   });
   writer.start();
   const intake = new PriceIntake(new PriceReferences(index), writer, Date.now);
-  const streamPrices = new StreamPrices((token, price, receivedAtMs, msg) => {
-    prices++;
-    intake.fromMessage(token, price, receivedAtMs, msg);
-  });
+  // Trades take the engine's path too: with no Large Trade or Volume Spike rule, one lookup each.
+  const trades = new TradeRunner({ database: noDatabase, now: Date.now, writer });
+  const streamPrices = new StreamPrices(
+    (token, price, receivedAtMs, msg) => {
+      prices++;
+      intake.fromMessage(token, price, receivedAtMs, msg);
+    },
+    (msg, receivedAtMs) => trades.onTrade(msg, receivedAtMs),
+  );
   const stream = createMarketStream({
     url: wsUrl,
     clobRest: createClobRestClient({ baseUrl: httpUrl, logger, timeoutMs: 10_000 }),

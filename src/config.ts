@@ -69,6 +69,8 @@ export const ConfigSchema = z.object({
   SIMULATOR_SCENARIO: optionalText,
   SIMULATOR_RANDOM_WALK: bool.default(true),
   SYNC_INTERVAL_MS: int(1000, 86_400_000).default(60_000),
+  /** How often the engine checks Closing Soon rules against the markets' end dates (src/runner/closing-soon.ts). */
+  CLOSING_SOON_CHECK_MS: int(100, 3_600_000).default(30_000),
   ALLOW_PRIVATE_URLS: bool.default(false),
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
   WEBHOOK_RETRY_DELAY_MS: int(0, 600_000).default(1000),

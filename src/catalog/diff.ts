@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { GammaClient } from '../venue/gamma/client.js';
-import type { VenueEvent } from '../venue/gamma/types.js';
+import type { VenueEvent, VenueMarket } from '../venue/gamma/types.js';
+import { resolvedOutcome } from './rows.js';
 import type { StoredCatalog } from './state.js';
 
 export interface Found {
@@ -9,6 +10,16 @@ export interface Found {
   newMarkets: { eventId: string; marketId: string }[];
   closedMarkets: { eventId: string; marketId: string }[];
   closedEvents: string[];
+  /** Stored markets whose umaResolutionStatus is not the stored one, from the fetched catalog or the closing confirmations. */
+  resolutions: Resolution[];
+}
+
+export interface Resolution {
+  eventId: string;
+  marketId: string;
+  status: string;
+  previous: string;
+  outcome: string | null;
 }
 
 /**
@@ -20,13 +31,21 @@ export async function diffCatalog(
   fetched: VenueEvent[],
   deps: { gamma: GammaClient; logger: Logger; firstSync: boolean },
 ): Promise<Found> {
-  const found: Found = { newEvents: [], newMarkets: [], closedMarkets: [], closedEvents: [] };
+  const found: Found = { newEvents: [], newMarkets: [], closedMarkets: [], closedEvents: [], resolutions: [] };
+  const resolutions = new Map<string, Resolution>();
+  // A market first seen brings its status with it (no change); the first sync records none.
+  const noteStatus = (eventId: string, m: VenueMarket) => {
+    const previous = stored.resolutionStatus.get(m.id);
+    if (deps.firstSync || previous === undefined || previous === m.umaResolutionStatus) return;
+    resolutions.set(m.id, { eventId, marketId: m.id, status: m.umaResolutionStatus, previous, outcome: resolvedOutcome(m) });
+  };
   const seenOpenMarkets = new Set<string>();
   const fetchedEventIds = new Set<string>();
   const fetchedClosed = new Set<string>();
   for (const e of fetched) {
     fetchedEventIds.add(e.id);
     for (const m of e.markets) if (m.closed) fetchedClosed.add(m.id);
+    for (const m of e.markets) noteStatus(e.id, m);
     const open = e.markets.filter((m) => !m.closed);
     for (const m of open) seenOpenMarkets.add(m.id);
     if (deps.firstSync) continue;
@@ -44,7 +63,10 @@ export async function diffCatalog(
     if (e === undefined) return;
     if (e !== null && !e.closed && !e.archived) return;
     found.closedEvents.push(id);
-    for (const m of e?.markets ?? []) if (m.closed) confirmedClosed.add(m.id);
+    for (const m of e?.markets ?? []) {
+      if (m.closed) confirmedClosed.add(m.id);
+      noteStatus(id, m);
+    }
   });
 
   const goneMarkets = [...stored.openMarkets.keys()].filter((id) => !seenOpenMarkets.has(id));
@@ -55,8 +77,10 @@ export async function diffCatalog(
     }
     const m = await confirm(deps, 'market', id, () => deps.gamma.getMarket(id));
     if (m === undefined) return;
+    if (m !== null) noteStatus(stored.openMarkets.get(id)!, m);
     if (m === null || m.closed || m.archived) found.closedMarkets.push({ eventId: stored.openMarkets.get(id)!, marketId: id });
   });
+  found.resolutions = [...resolutions.values()].sort((a, b) => (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : 0));
   return found;
 }
 

@@ -44,9 +44,22 @@ export function marketRow(m: VenueMarket, eventId: string, position: number, now
     bestAsk: m.bestAsk,
     lastTradePrice: m.lastTradePrice,
     endDate: date(m.endDate),
+    umaResolutionStatus: m.umaResolutionStatus,
+    resolvedOutcome: resolvedOutcome(m),
     updatedAt: now,
     ...(m.closed ? { closedAt: now } : {}),
   };
+}
+
+/**
+ * The winning outcome of a resolved market: the venue's prices become the payout then, 1 for the
+ * winner and 0 for the others. Null before resolution, or when the prices name no single winner.
+ */
+export function resolvedOutcome(m: Pick<VenueMarket, 'umaResolutionStatus' | 'outcomes' | 'outcomePrices'>): string | null {
+  if (m.umaResolutionStatus !== 'resolved' || m.outcomePrices.length !== m.outcomes.length) return null;
+  const winners = m.outcomes.filter((_, i) => m.outcomePrices[i] === 1);
+  const losers = m.outcomePrices.filter((p) => p === 0).length;
+  return winners.length === 1 && losers === m.outcomes.length - 1 ? winners[0]! : null;
 }
 
 /** Splits rows into batches that stay well under PostgreSQL's bind-parameter limit. */

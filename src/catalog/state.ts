@@ -7,17 +7,22 @@ export interface StoredCatalog {
   marketIds: Set<string>;
   /** Open market id → its event id. */
   openMarkets: Map<string, string>;
+  /** Market id → its stored umaResolutionStatus. */
+  resolutionStatus: Map<string, string>;
 }
 
 export async function loadStoredCatalog(database: Database): Promise<StoredCatalog> {
   const db = database.db;
   const events = await db.select({ id: catalogEvents.id, closed: catalogEvents.closed }).from(catalogEvents);
-  const markets = await db.select({ id: catalogMarkets.id, eventId: catalogMarkets.eventId, closed: catalogMarkets.closed }).from(catalogMarkets);
+  const markets = await db
+    .select({ id: catalogMarkets.id, eventId: catalogMarkets.eventId, closed: catalogMarkets.closed, status: catalogMarkets.umaResolutionStatus })
+    .from(catalogMarkets);
   return {
     eventIds: new Set(events.map((e) => e.id)),
     openEventIds: new Set(events.filter((e) => !e.closed).map((e) => e.id)),
     marketIds: new Set(markets.map((m) => m.id)),
     openMarkets: new Map(markets.filter((m) => !m.closed).map((m) => [m.id, m.eventId])),
+    resolutionStatus: new Map(markets.map((m) => [m.id, m.status])),
   };
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { inTransaction, type Database, type Tx } from '../db/client.js';
-import { catalogChanges, catalogEvents, catalogMarkets } from '../db/schema/index.js';
+import { catalogChanges, catalogEvents, catalogMarkets, type CatalogChangeDetails } from '../db/schema/index.js';
 import type { CatalogChangeKind } from '../domain/enums.js';
 import type { Logger } from '../logger.js';
 import type { GammaClient } from '../venue/gamma/client.js';
@@ -63,12 +63,25 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
 }
 
 async function recordChanges(tx: Tx, found: Found, now: Date): Promise<Record<CatalogChangeKind, number>> {
-  const rows: { kind: CatalogChangeKind; eventId: string; marketId: string | null; detectedAt: Date }[] = [];
+  const rows: { kind: CatalogChangeKind; eventId: string; marketId: string | null; detectedAt: Date; details?: CatalogChangeDetails }[] = [];
   for (const e of found.newEvents) {
     rows.push({ kind: 'new_event', eventId: e.eventId, marketId: null, detectedAt: now });
     for (const marketId of e.marketIds) rows.push({ kind: 'new_market', eventId: e.eventId, marketId, detectedAt: now });
   }
   for (const m of found.newMarkets) rows.push({ kind: 'new_market', eventId: m.eventId, marketId: m.marketId, detectedAt: now });
+
+  // Before the closings: a market resolving also closes, and its resolution is told before the
+  // closing stops its rules. Each is recorded once: only by the pass that flips the stored status.
+  for (const r of found.resolutions) {
+    const flipped = await tx
+      .update(catalogMarkets)
+      .set({ umaResolutionStatus: r.status, resolvedOutcome: r.outcome, updatedAt: now })
+      .where(and(eq(catalogMarkets.id, r.marketId), eq(catalogMarkets.umaResolutionStatus, r.previous)))
+      .returning({ id: catalogMarkets.id });
+    if (flipped.length === 0) continue;
+    const details = { resolutionStatus: r.status, previousResolutionStatus: r.previous, ...(r.outcome === null ? {} : { outcome: r.outcome }) };
+    rows.push({ kind: 'resolution', eventId: r.eventId, marketId: r.marketId, detectedAt: now, details });
+  }
 
   // Closings count only when this pass is the one that flips the row: each is recorded once.
   for (const ids of chunks(found.closedMarkets.map((m) => m.marketId), 1000)) {
@@ -88,7 +101,7 @@ async function recordChanges(tx: Tx, found: Found, now: Date): Promise<Record<Ca
     for (const e of closed.sort(byId)) rows.push({ kind: 'closed_event', eventId: e.id, marketId: null, detectedAt: now });
   }
   for (const batch of chunks(rows, 1000)) await tx.insert(catalogChanges).values(batch);
-  const counts: Record<CatalogChangeKind, number> = { new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 };
+  const counts: Record<CatalogChangeKind, number> = { new_event: 0, new_market: 0, closed_market: 0, closed_event: 0, resolution: 0 };
   for (const r of rows) counts[r.kind]++;
   return counts;
 }

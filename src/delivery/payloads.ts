@@ -159,3 +159,21 @@ export function demoStatusPayload(base: StatusPayloadBase, accountId: string): R
 
 /** What a notice is about, for dedupe keys: its market, or the event when it names none. */
 export const noticeSubject = (base: StatusPayloadBase) => `${base.eventStatusScope}:${base.triggerType}:${base.fields.marketId ?? base.fields.eventId}`;
+
+/**
+ * Our `Resolution` and `Closing Soon` notices: the event status payload to the rule's owner, with
+ * the rule (`subscriptionTypeConfig`) and what was seen (`detectionDetails`) after its channels.
+ */
+export function lifecyclePayload(
+  base: StatusPayloadBase,
+  sub: Pick<SubscriptionRow, 'id' | 'accountId' | 'watchlistId' | 'type' | 'thresholdPercent' | 'ruleParams'>,
+  watchlistName: string,
+  channels: readonly ChannelRow[],
+  details: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    ...subscriptionStatusPayload(base, sub, watchlistName, channels),
+    subscriptionTypeConfig: { type: sub.type, config: { params: storedParams(sub) } },
+    detectionDetails: details,
+  };
+}

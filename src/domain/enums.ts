@@ -129,10 +129,12 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export const EVENT_STATUS_SCOPES = ['Market', 'Event'] as const;
 export type EventStatusScope = (typeof EVENT_STATUS_SCOPES)[number];
 
-export const EVENT_STATUS_TRIGGERS = ['Open', 'Closed'] as const;
+// `Resolution` and `Closing Soon` are ours: the notices of those rule types (docs/decisions.md).
+export const EVENT_STATUS_TRIGGERS = ['Open', 'Closed', 'Resolution', 'Closing Soon'] as const;
 export type EventStatusTrigger = (typeof EVENT_STATUS_TRIGGERS)[number];
 
-export const CATALOG_CHANGE_KINDS = ['new_event', 'new_market', 'closed_market', 'closed_event'] as const;
+// `resolution`: a market's umaResolutionStatus changed (catalog_changes.details says from what to what).
+export const CATALOG_CHANGE_KINDS = ['new_event', 'new_market', 'closed_market', 'closed_event', 'resolution'] as const;
 export type CatalogChangeKind = (typeof CATALOG_CHANGE_KINDS)[number];
 
 export const ROLES = ['api', 'engine', 'worker', 'sync', 'bots'] as const;

@@ -80,7 +80,7 @@ export const EventStatusNotification = z
     type: z.literal(NOTIFICATION_TYPE.eventStatus),
     userId: z.string(),
     eventStatusScope: z.enum(EVENT_STATUS_SCOPES),
-    triggerType: z.enum(EVENT_STATUS_TRIGGERS),
+    triggerType: z.enum(EVENT_STATUS_TRIGGERS).meta({ description: "The spec's Open and Closed; our Resolution and Closing Soon rules send their own names" }),
     createdAt: z.iso.datetime(),
     subscriptionId: z.string(),
     watchlistId: z.string(),
@@ -113,7 +113,7 @@ export const EventStatusNotification = z
   .meta({
     id: 'EventStatusNotification',
     description:
-      "Sent by 'New or closed events and markets' rules. Demo webhooks receive the same shape without subscriptionId, watchlistId and watchlistName.",
+      "Sent by 'New or closed events and markets' rules, and by our Resolution and Closing Soon rules (triggerType Resolution / Closing Soon, with subscriptionTypeConfig and detectionDetails). Demo webhooks receive the same shape without subscriptionId, watchlistId and watchlistName.",
   });
 
 export const DigestNotification = z

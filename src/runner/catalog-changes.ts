@@ -5,6 +5,7 @@ import { fanOutToDemoWebhooks } from '../delivery/demo-fanout.js';
 import { statusPayloadBase } from '../delivery/payloads.js';
 import { closeSubscriptions, loadEvent, matchingSubscriptions, notifySubscription } from './catalog-effects.js';
 import { readChanges, savePosition, storedPosition } from './catalog-feed.js';
+import { notifyResolution } from './resolution.js';
 import { changesEventMarkets, closingOf, noticesFor, type CatalogChange } from './catalog-notices.js';
 
 // The engine's consumer of catalog changes: reads the feed (catalog-feed.ts), decides what each
@@ -49,6 +50,9 @@ async function handleChange(options: CatalogChangeConsumerOptions, change: Catal
       }
     }
   }
+  // Resolution rules: the sync records a resolution before the closing of the same pass, so a
+  // resolved market's rules hear of it before the closing stops them.
+  await notifyResolution(database, change, options.batching);
   const closing = closingOf(change);
   if (closing) await closeSubscriptions(database.db, closing);
   if (changesEventMarkets(change)) await options.onEventChanged?.(change.eventId);

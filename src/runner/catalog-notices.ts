@@ -1,3 +1,4 @@
+import type { CatalogChangeDetails } from '../db/schema/index.js';
 import type { CatalogChangeKind } from '../domain/enums.js';
 import type { MarketRow, StatusNotice } from '../delivery/payloads.js';
 
@@ -10,6 +11,7 @@ export interface CatalogChange {
   eventId: string;
   marketId: string | null;
   detectedAt: Date;
+  details?: CatalogChangeDetails | null;
 }
 
 /** What a change announces (spec: Events, event status notification kinds and rules). */
@@ -24,6 +26,9 @@ export function noticesFor(change: CatalogChange, markets: readonly MarketRow[])
       return market ? [{ scope: 'Market', trigger: 'Closed', market }] : [];
     case 'closed_event':
       return [{ scope: 'Event', trigger: 'Closed', market: markets.length === 1 ? markets[0] : undefined }];
+    case 'resolution':
+      // Told to Resolution rules only (runner/resolution.ts), not to catalog rules or demo webhooks.
+      return [];
   }
 }
 
@@ -37,4 +42,4 @@ export function closingOf(change: CatalogChange): Closing | undefined {
 }
 
 /** Price rules of Event and Watchlist scope follow the event's markets, unless the event is gone. */
-export const changesEventMarkets = (change: CatalogChange): boolean => change.kind !== 'closed_event';
+export const changesEventMarkets = (change: CatalogChange): boolean => change.kind !== 'closed_event' && change.kind !== 'resolution';

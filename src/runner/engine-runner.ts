@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Database, Unlisten } from '../db/client.js';
 import type { Logger } from '../logger.js';
-import type { MarketMessage } from '../venue/clob/messages.js';
+import type { LastTradeMessage, MarketMessage } from '../venue/clob/messages.js';
 import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
 import { savedBands, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
@@ -15,6 +15,7 @@ import { RuleLoader } from './rule-loader.js';
 import { RuleSet } from './rule-set.js';
 import { SerialQueue } from './serial-queue.js';
 import { TokenPriceStore } from './token-prices.js';
+import { TradeRunner } from './trade-rules.js';
 
 export interface EngineRunnerOptions {
   database: Database;
@@ -34,6 +35,8 @@ export interface EngineRunnerOptions {
   owns?: (token: string) => boolean;
   /** DIGEST_HOUR, BURST_MAX and BURST_WINDOW_MS for the firings' deliveries (default: no burst grouping). */
   batching?: BatchingOptions;
+  /** How often the catalog's volume24hr of markets Volume Spike rules watch is read again (ms, default 5 min). */
+  baselineRefreshMs?: number;
 }
 
 export interface EngineRunnerEvents {
@@ -58,6 +61,8 @@ export interface EngineRunner {
   onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
   /** A displayed price a venue message changed (the stream's path): its source event is built only for a firing. */
   onMessagePrice(token: string, price: number, receivedAtMs: number, msg: MarketMessage): void;
+  /** A trade off the feed, for the Large Trade and Volume Spike rules (nothing is built unless one watches its token). */
+  onTrade(msg: LastTradeMessage, receivedAtMs: number): void;
   /**
    * The token's known price is not one the rules may compare with (the token was just followed,
    * or another engine evaluated it until now): its next price only sets the reference.
@@ -76,7 +81,7 @@ export interface EngineRunner {
   reloadSubscriptions(ids: readonly string[]): Promise<void>;
   /** Reloads every subscription that can cover a market of the event (a catalog change). */
   reloadEvent(eventId: string): Promise<void>;
-  /** Tokens the rules watch. */
+  /** Tokens the rules watch (price and trade rules). */
   tokens(): string[];
   /** Number of (subscription, market) rules loaded. */
   readonly size: number;
@@ -109,10 +114,17 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   });
   const loader = new RuleLoader({
     database, now, index, rules, references, writer, prices,
-    onTokensChanged: (tokens) => emitter.emit('tokens-changed', tokens),
+    onTokensChanged: () => emitter.emit('tokens-changed', allTokens()),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
   const intake = new PriceIntake(references, writer, now);
+  const trades = new TradeRunner({ database, now, writer });
+  const allTokens = () => {
+    const tokens = rules.tokens();
+    const seen = new Set(tokens);
+    for (const t of trades.tokens()) if (!seen.has(t)) tokens.push(t);
+    return tokens;
+  };
   /** Hands the re-arm bands the index started or passed to the writer, right after each index call. */
   const saveBandChanges = () => {
     for (const ruleId of index.takeBandChanges()) {
@@ -123,16 +135,24 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const load = async (ids: readonly string[] | undefined) => {
     await loader.load(ids);
     saveBandChanges();
+    if (await trades.load(ids)) emitter.emit('tokens-changed', allTokens());
   };
   const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => load(await ids()));
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running = false;
+  const baselineRefreshMs = options.baselineRefreshMs ?? 5 * 60_000;
+  let baselinesAtMs = now();
 
   function tick(): void {
     const nowMs = now();
     writer.add(index.sweep(nowMs), { receivedAtMs: nowMs });
     writer.writeDue(nowMs);
+    // The catalog sync moves volume24hr without a catalog change: the Volume Spike baseline follows it.
+    if (nowMs - baselinesAtMs >= baselineRefreshMs) {
+      baselinesAtMs = nowMs;
+      trades.refreshBaselines().catch((err: unknown) => logger.warn({ err }, 'reading volume baselines failed'));
+    }
   }
 
   const runner: EngineRunner = {
@@ -157,7 +177,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         prices.remove(tokenId);
       }
       writer.savePricesSoon();
-      logger.info({ rules: index.size, tokens: rules.tokenCount }, 'engine rules loaded');
+      logger.info({ rules: index.size, tradeRules: trades.size, tokens: rules.tokenCount }, 'engine rules loaded');
       timer = setInterval(tick, options.flushIntervalMs ?? 1000);
       timer.unref();
     },
@@ -178,6 +198,9 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onMessagePrice(token, price, receivedAtMs, msg) {
       intake.fromMessage(token, price, receivedAtMs, msg);
       saveBandChanges();
+    },
+    onTrade(msg, receivedAtMs) {
+      trades.onTrade(msg, receivedAtMs);
     },
     awaitReference(tokens) {
       for (const token of tokens) references.await(token);
@@ -204,7 +227,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     reloadEvent(eventId) {
       return reload(() => subscriptionsTouchingEvent(database, eventId));
     },
-    tokens: () => rules.tokens(),
+    tokens: allTokens,
     get size() {
       return index.size;
     },

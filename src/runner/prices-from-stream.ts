@@ -1,4 +1,4 @@
-import type { MarketMessage, PriceChangeMessage } from '../venue/clob/messages.js';
+import type { LastTradeMessage, MarketMessage, PriceChangeMessage } from '../venue/clob/messages.js';
 import { PriceBook } from '../engine/displayed-price.js';
 
 /**
@@ -6,6 +6,9 @@ import { PriceBook } from '../engine/displayed-price.js';
  * event (`sourceEventOf`) only if a rule fires: most prices fire nothing.
  */
 export type PriceSink = (token: string, price: number, receivedAtMs: number, msg: MarketMessage) => void;
+
+/** Every trade off the feed (`last_trade_price` with a size), after the price it set was handled. */
+export type TradeSink = (msg: LastTradeMessage, receivedAtMs: number) => void;
 
 const top = (v: number | null) => (v === null ? undefined : v);
 const str = (v: number | null | undefined) => (v === null || v === undefined ? '' : String(v));
@@ -32,7 +35,12 @@ export function sourceEventOf(msg: MarketMessage): Record<string, unknown> | und
         timestamp: String(msg.timestampMs),
       };
     case 'last_trade_price':
-      return { event_type: 'last_trade_price', asset_id: msg.assetId, market: msg.market, price: String(msg.price), side: msg.side, timestamp: String(msg.timestampMs) };
+      return {
+        event_type: 'last_trade_price', asset_id: msg.assetId, market: msg.market, price: String(msg.price), side: msg.side,
+        ...(msg.size !== null ? { size: String(msg.size) } : {}),
+        timestamp: String(msg.timestampMs),
+        ...(msg.transactionHash !== null ? { transaction_hash: msg.transactionHash } : {}),
+      };
     case 'best_bid_ask':
       return { event_type: 'best_bid_ask', asset_id: msg.assetId, market: msg.market, best_bid: str(msg.bestBid), best_ask: str(msg.bestAsk), timestamp: String(msg.timestampMs) };
     case 'book':
@@ -44,12 +52,16 @@ export function sourceEventOf(msg: MarketMessage): Record<string, unknown> | und
 
 /**
  * Turns market-stream messages into displayed prices (book, price_change in both forms,
- * best_bid_ask, last_trade_price → PriceBook) and hands each changed price to `sink`.
+ * best_bid_ask, last_trade_price → PriceBook) and hands each changed price to `sink`, and each
+ * trade to `tradeSink`.
  */
 export class StreamPrices {
   readonly book = new PriceBook();
 
-  constructor(private readonly sink: PriceSink) {}
+  constructor(
+    private readonly sink: PriceSink,
+    private readonly tradeSink?: TradeSink,
+  ) {}
 
   handle(msg: MarketMessage, receivedAtMs: number): void {
     switch (msg.type) {
@@ -70,6 +82,7 @@ export class StreamPrices {
         return;
       case 'last_trade_price':
         this.changed(msg.assetId, this.book.applyTrade(msg.assetId, msg.price), receivedAtMs, msg);
+        if (this.tradeSink && msg.size !== null) this.tradeSink(msg, receivedAtMs);
         return;
       default:
         return;

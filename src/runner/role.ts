@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { createMarketStream, type MarketStream } from '../venue/clob/market-socket.js';
 import { createClobRestClient, type ClobRestClient } from '../venue/clob/rest.js';
 import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
+import { createClosingSoonChecker, type ClosingSoonChecker } from './closing-soon.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { startFeedHealth, type FeedHealthMonitor } from './feed-health.js';
 import { StreamPrices } from './prices-from-stream.js';
@@ -26,7 +27,7 @@ export interface EngineRoleOptions {
   feedCheckIntervalMs?: number;
   /** PING interval of the venue stream (ms, default 10 s); a PONG counts as a sign of life. */
   streamPingIntervalMs?: number;
-  /** The feed health's clock (default Date.now): tests move it instead of waiting an outage out. */
+  /** The feed health's and Closing Soon's clock (default Date.now): tests move it instead of waiting. */
   now?: () => number;
 }
 
@@ -42,6 +43,8 @@ export interface FeedLag {
 export interface EngineRole {
   runner: EngineRunner;
   catalog: CatalogChangeConsumer;
+  /** The timer of Closing Soon rules (closing-soon.ts). */
+  closingSoon: ClosingSoonChecker;
   stream: MarketStream;
   /** This process's share of the tokens (all of them on PGlite or when it runs alone). */
   shards: ShardMembership;
@@ -81,7 +84,10 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
     });
-  const prices = new StreamPrices((token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg));
+  const prices = new StreamPrices(
+    (token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg),
+    (msg, receivedAtMs) => runner.onTrade(msg, receivedAtMs),
+  );
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
   let started = false;
@@ -206,6 +212,14 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   await initial;
   const catalog = createCatalogChangeConsumer({ database, logger, batching, onEventChanged: (eventId) => runner.reloadEvent(eventId) });
   await catalog.start();
+  const closingSoon = createClosingSoonChecker({
+    database,
+    logger,
+    batching,
+    checkIntervalMs: config.CLOSING_SOON_CHECK_MS,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await closingSoon.start();
   const feedHealth = startFeedHealth({
     database,
     logger,
@@ -240,6 +254,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   return {
     runner,
     catalog,
+    closingSoon,
     stream,
     shards,
     feedHealth,
@@ -254,6 +269,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     },
     async stop() {
       await feedHealth.stop();
+      await closingSoon.stop();
       await catalog.stop();
       await changes;
       stream.close();

@@ -20,6 +20,8 @@ export interface NewEventInput {
   markets: { question: string; groupItemTitle?: string | undefined; price?: number | undefined }[];
   createdAtMs?: number;
   endDateMs?: number;
+  /** ISO 8601, as `POST /control/events` and scenario files give it. */
+  endDate?: string | undefined;
 }
 
 export function slugify(text: string): string {
@@ -49,7 +51,7 @@ export function addEvent(state: SimState, input: NewEventInput, nowMs: number): 
   const base = input.slug ?? (slugify(input.title) || 'event');
   const slug = slugTaken(base) ? `${base}-${id}` : base;
   const createdAtMs = input.createdAtMs ?? nowMs;
-  const endDateMs = input.endDateMs ?? createdAtMs + r.int(3, 400) * DAY;
+  const endDateMs = input.endDateMs ?? (input.endDate === undefined ? createdAtMs + r.int(3, 400) * DAY : Date.parse(input.endDate));
   const negRisk = input.markets.length > 1;
   const event: SimEvent = {
     id,
@@ -88,6 +90,8 @@ export function addEvent(state: SimState, input: NewEventInput, nowMs: number): 
       tickSize: price < 0.04 || price > 0.96 ? 0.001 : 0.01,
       negRisk,
       openingPrice: price,
+      resolutionStatus: '',
+      resolutionOutcome: null,
     };
     market.volume24hr = round4(market.volume * r.next() * 0.05);
     state.markets.set(market.id, market);

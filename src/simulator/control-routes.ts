@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { Router, type Response } from 'express';
 import { bestAsk, bestBid, displayedPrice } from './books.js';
 import { addEvent, SimError } from './catalog.js';
 import { gammaEvent, gammaMarket } from './gamma-format.js';
 import type { GammaFault } from './gamma-routes.js';
-import { ControlDisconnectInput, ControlEventInput, ControlGammaFailInput, ControlPriceInput, ControlStallInput } from './schemas.js';
+import { ControlDisconnectInput, ControlEndDateInput, ControlEventInput, ControlGammaFailInput, ControlPriceInput, ControlResolutionInput, ControlStallInput, ControlTradeInput } from './schemas.js';
 import type { SimEvent, SimMarket, SimState } from './state.js';
 import { marketResolvedMessage, newMarketMessage, type WireMessage } from './wire.js';
 import type { WsHub } from './ws-hub.js';
@@ -21,7 +22,7 @@ export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFaul
     if (!e) throw new SimError(404, `unknown event ${id}`);
     return e;
   };
-  const resolve = (m: SimMarket, now: number): WireMessage => marketResolvedMessage(m, state.yesPrice(m) >= 0.5 ? 0 : 1, now);
+  const resolve = (m: SimMarket, now: number): WireMessage => marketResolvedMessage(m, state.closeMarket(m, now), now);
 
   router.post('/events', (req, res) => {
     const input = ControlEventInput.parse(req.body);
@@ -41,13 +42,21 @@ export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFaul
     res.json({ market: gammaMarket(state, m, true) });
   });
 
+  router.post('/markets/:marketId/trade', (req, res) => {
+    const m = market(req.params.marketId);
+    const trade = ControlTradeInput.parse(req.body);
+    if (m.closed) throw new SimError(409, `market ${m.id} is closed`);
+    // Not from the seeded generator: a trade's hash must not shift the catalog or the random walk of a seed.
+    const transactionHash = `0x${randomBytes(32).toString('hex')}`;
+    const price = Math.round(trade.price * 1e4) / 1e4;
+    const size = Math.round(trade.size * 1e4) / 1e4;
+    hub.publish(state.trade(m, { price, size, side: trade.side, transactionHash }), false);
+    res.json({ market: gammaMarket(state, m, true), trade: { price, size, side: trade.side, transactionHash } });
+  });
+
   router.post('/markets/:marketId/close', (req, res) => {
     const m = market(req.params.marketId);
-    if (!m.closed) {
-      const now = Date.now();
-      state.closeMarket(m, now);
-      hub.publish([resolve(m, now)], false);
-    }
+    if (!m.closed) hub.publish([resolve(m, Date.now())], false);
     res.json({ market: gammaMarket(state, m, true) });
   });
 
@@ -55,9 +64,34 @@ export function controlRoutes(state: SimState, hub: WsHub, gammaFault: GammaFaul
     const e = event(req.params.eventId);
     const now = Date.now();
     const open = e.marketIds.map(market).filter((m) => !m.closed);
+    const resolved = open.map((m) => resolve(m, now));
     state.closeEvent(e, now);
-    hub.publish(open.map((m) => resolve(m, now)), false);
+    hub.publish(resolved, false);
     res.json({ event: gammaEvent(state, e) });
+  });
+
+  // The venue's resolution process (UMA): proposed, perhaps disputed, then resolved, which closes
+  // the market. Only the catalog shows a status; the market channel hears of the resolution alone.
+  router.post('/markets/:marketId/resolution', (req, res) => {
+    const m = market(req.params.marketId);
+    const { status, outcome } = ControlResolutionInput.parse(req.body);
+    if (m.closed) throw new SimError(409, `market ${m.id} is closed (resolved)`);
+    if (outcome !== undefined) m.resolutionOutcome = outcome === 'Yes' ? 0 : 1;
+    else if (status === '') m.resolutionOutcome = null;
+    if (status === 'resolved') hub.publish([resolve(m, Date.now())], false);
+    else m.resolutionStatus = status;
+    res.json({ market: gammaMarket(state, m, true) });
+  });
+
+  router.post('/markets/:marketId/end-date', (req, res) => {
+    const m = market(req.params.marketId);
+    const { endDate } = ControlEndDateInput.parse(req.body);
+    if (m.closed) throw new SimError(409, `market ${m.id} is closed`);
+    const e = event(m.eventId);
+    m.endDateMs = Date.parse(endDate);
+    // An event ends with its last market.
+    e.endDateMs = Math.max(e.endDateMs, m.endDateMs);
+    res.json({ market: gammaMarket(state, m, true) });
   });
 
   router.post('/disconnect', (req, res: Response) => {

@@ -12,6 +12,9 @@ export function gammaMarket(state: SimState, m: SimMarket, withEvents = false) {
   const [yes, no] = state.bookPair(m);
   const yesPrice = displayedPrice(yes) ?? m.openingPrice;
   const noPrice = displayedPrice(no) ?? round4(1 - yesPrice);
+  // A resolved market's prices are the payout: 1 for the winner, 0 for the other (venue/FORMATS.md).
+  const won = m.resolutionStatus === 'resolved' ? m.resolutionOutcome : null;
+  const prices = won === null ? [formatPrice(yesPrice), formatPrice(noPrice)] : won === 0 ? ['1', '0'] : ['0', '1'];
   const bid = bestBid(yes);
   const ask = bestAsk(yes);
   const event = state.events.get(m.eventId) as SimEvent;
@@ -27,7 +30,7 @@ export function gammaMarket(state: SimState, m: SimMarket, withEvents = false) {
     icon: imageOf(m.slug),
     description: m.description,
     outcomes: jsonInString(['Yes', 'No']),
-    outcomePrices: jsonInString([formatPrice(yesPrice), formatPrice(noPrice)]),
+    outcomePrices: jsonInString(prices),
     volume: formatPrice(m.volume),
     active: true,
     closed: m.closed,
@@ -48,7 +51,7 @@ export function gammaMarket(state: SimState, m: SimMarket, withEvents = false) {
     liquidityNum: m.liquidity,
     volume24hr: m.volume24hr,
     clobTokenIds: jsonInString(m.tokenIds),
-    umaResolutionStatus: m.closed ? 'resolved' : '',
+    umaResolutionStatus: m.resolutionStatus,
     acceptingOrders: !m.closed,
     negRisk: m.negRisk,
     ...(bid === null ? {} : { bestBid: bid }),

@@ -9,6 +9,10 @@ export interface SimTag {
   slug: string;
 }
 
+/** The venue's `umaResolutionStatus` values the simulator plays (empty: no proposal yet). */
+export const SIM_RESOLUTION_STATUSES = ['', 'proposed', 'disputed', 'resolved'] as const;
+export type SimResolutionStatus = (typeof SIM_RESOLUTION_STATUSES)[number];
+
 export interface SimMarket {
   id: string;
   eventId: string;
@@ -29,6 +33,9 @@ export interface SimMarket {
   tickSize: number;
   negRisk: boolean;
   openingPrice: number;
+  resolutionStatus: SimResolutionStatus;
+  /** The proposed outcome (0 Yes, 1 No) while proposed or disputed, the winner once resolved. */
+  resolutionOutcome: 0 | 1 | null;
 }
 
 export interface SimEvent {
@@ -130,27 +137,56 @@ export class SimState {
     const messages: WireMessage[] = opts.legacy
       ? entries.map((e) => legacyPriceChangeMessage(e.book, e.changes, now))
       : [priceChangeMessage(m.conditionId, entries, now)];
-    if (opts.trade) {
-      const tradePrice = opts.trade.price ?? price;
-      const { side, size: tradeSize } = opts.trade;
-      yes.lastTrade = { price: tradePrice, side, size: tradeSize };
-      no.lastTrade = { price: round4(1 - tradePrice), side: side === 'BUY' ? 'SELL' : 'BUY', size: tradeSize };
-      m.volume = round4(m.volume + tradeSize * tradePrice);
-      m.volume24hr = round4(m.volume24hr + tradeSize * tradePrice);
-      messages.push(lastTradeMessage(yes, tradePrice, side, tradeSize, now), lastTradeMessage(no, round4(1 - tradePrice), no.lastTrade.side, tradeSize, now));
-    }
+    if (opts.trade) messages.push(...this.recordTrade(m, { ...opts.trade, price: opts.trade.price ?? price }, now));
     m.liquidity = round4(Math.max(100, m.liquidity * (0.98 + this.rng.next() * 0.05)));
-    for (const book of [yes, no]) {
+    this.noteHistory(m, now);
+    return messages;
+  }
+
+  /**
+   * A trade on the market's first outcome, the books left as they are: its `last_trade_price`,
+   * and the mirror trade the venue reports on the second outcome (1 − price, the other side).
+   * The displayed price moves only where the venue's rule shows the last trade (a wide spread or
+   * an empty side). Counts in the market's volume.
+   */
+  trade(m: SimMarket, trade: { price: number; size: number; side: Side; transactionHash?: string }, now = Date.now()): WireMessage[] {
+    const messages = this.recordTrade(m, trade, now);
+    this.noteHistory(m, now);
+    return messages;
+  }
+
+  private recordTrade(m: SimMarket, trade: { price: number; size: number; side: Side; transactionHash?: string }, now: number): WireMessage[] {
+    const [yes, no] = this.bookPair(m);
+    const { price, side, size } = trade;
+    const mirrorSide: Side = side === 'BUY' ? 'SELL' : 'BUY';
+    yes.lastTrade = { price, side, size };
+    no.lastTrade = { price: round4(1 - price), side: mirrorSide, size };
+    m.volume = round4(m.volume + size * price);
+    m.volume24hr = round4(m.volume24hr + size * price);
+    return [
+      lastTradeMessage(yes, price, side, size, now, trade.transactionHash),
+      lastTradeMessage(no, round4(1 - price), mirrorSide, size, now, trade.transactionHash),
+    ];
+  }
+
+  private noteHistory(m: SimMarket, now: number): void {
+    for (const book of this.bookPair(m)) {
       const p = displayedPrice(book);
       if (p !== null) book.history.push({ t: Math.floor(now / 1000), p });
       if (book.history.length > 5000) book.history.splice(0, book.history.length - 5000);
     }
-    return messages;
   }
 
-  closeMarket(m: SimMarket, now = Date.now()): void {
+  /**
+   * Closes a market the way the venue does when it resolves: `resolved`, with the proposed outcome
+   * as winner, or the side the price favours when none was proposed. Answers the winner.
+   */
+  closeMarket(m: SimMarket, now = Date.now()): 0 | 1 {
     m.closed = true;
     m.closedAtMs ??= now;
+    m.resolutionStatus = 'resolved';
+    m.resolutionOutcome ??= this.yesPrice(m) >= 0.5 ? 0 : 1;
+    return m.resolutionOutcome;
   }
 
   closeEvent(e: SimEvent, now = Date.now()): void {

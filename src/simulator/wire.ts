@@ -63,7 +63,8 @@ export function legacyPriceChangeMessage(book: TokenBook, changes: LevelChange[]
   };
 }
 
-export function lastTradeMessage(book: TokenBook, price: number, side: Side, size: number, ts: number): WireMessage {
+/** The venue sends `transaction_hash` on some trades only. */
+export function lastTradeMessage(book: TokenBook, price: number, side: Side, size: number, ts: number, transactionHash?: string): WireMessage {
   return {
     event_type: 'last_trade_price',
     asset_id: book.tokenId,
@@ -73,6 +74,7 @@ export function lastTradeMessage(book: TokenBook, price: number, side: Side, siz
     size: formatPrice(size),
     fee_rate_bps: '0',
     timestamp: String(ts),
+    ...(transactionHash ? { transaction_hash: transactionHash } : {}),
   };
 }
 

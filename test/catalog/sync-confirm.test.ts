@@ -34,6 +34,7 @@ const market = (id: string, over: Partial<VenueMarket> = {}): VenueMarket => ({
   icon: '',
   startDate: null,
   endDate: null,
+  umaResolutionStatus: '',
   ...over,
 });
 
@@ -98,7 +99,7 @@ describe(`catalog sync confirmations (${engineName})`, () => {
       throw new Error('venue down');
     };
     const failed = await sync();
-    expect(failed.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
+    expect(failed.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0, resolution: 0 });
     const [e1] = await env.database.db.select().from(catalogEvents).where(eq(catalogEvents.id, 'e1'));
     expect(e1!.closed).toBe(false);
 
@@ -109,14 +110,14 @@ describe(`catalog sync confirmations (${engineName})`, () => {
 
     venue.getEvent = async (id) => event(id, [market('m1', { closed: true })], { closed: true });
     const closed = await sync();
-    expect(closed.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 1, closed_event: 1 });
-    expect((await sync()).changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
+    expect(closed.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 1, closed_event: 1, resolution: 0 });
+    expect((await sync()).changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0, resolution: 0 });
 
     // A market closed inside an open event needs no extra call; a market gone with 404 is closed too.
     venue.open = [event('e2', [market('m2', { closed: true })])];
     venue.getMarket = async () => null;
     const markets = await sync();
-    expect(markets.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 2, closed_event: 0 });
+    expect(markets.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 2, closed_event: 0, resolution: 0 });
     const rows = await env.database.db.select().from(catalogChanges).orderBy(asc(catalogChanges.id));
     expect(rows.map((r) => [r.kind, r.eventId, r.marketId])).toEqual([
       ['closed_market', 'e1', 'm1'],

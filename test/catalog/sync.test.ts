@@ -94,13 +94,19 @@ describe(`catalog sync against the simulator (${engineName})`, () => {
     await newChanges();
     await postJson(`${s.urls.controlUrl}/markets/${e.markets[0]!.id}/close`, {});
     await sync();
-    expect(await newChanges()).toEqual([{ kind: 'closed_market', eventId: e.id, marketId: e.markets[0]!.id }]);
+    // The venue resolves a market as it closes it: the resolution is recorded first.
+    expect(await newChanges()).toEqual([
+      { kind: 'resolution', eventId: e.id, marketId: e.markets[0]!.id },
+      { kind: 'closed_market', eventId: e.id, marketId: e.markets[0]!.id },
+    ]);
     await sync();
     expect(await newChanges()).toEqual([]);
 
     await postJson(`${s.urls.controlUrl}/events/${e.id}/close`, {});
     await sync();
+    // The closed event is gone from the open catalog: its markets' resolution comes from the confirmation.
     expect(await newChanges()).toEqual([
+      { kind: 'resolution', eventId: e.id, marketId: e.markets[1]!.id },
       { kind: 'closed_market', eventId: e.id, marketId: e.markets[1]!.id },
       { kind: 'closed_event', eventId: e.id, marketId: null },
     ]);
@@ -159,7 +165,7 @@ describe(`catalog sync against the simulator (${engineName})`, () => {
       const seen = await firstNewChanges();
       expect(seen.map((c) => c.kind)).toEqual(['new_event', 'new_market']);
       const again = await loop.syncOnce();
-      expect(again.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
+      expect(again.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0, resolution: 0 });
       expect(e.id).toBeTruthy();
     } finally {
       await loop.stop();

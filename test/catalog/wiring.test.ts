@@ -39,7 +39,7 @@ describe(`sync role wiring (${engineName})`, () => {
       const client = await findRunningService(dir);
       const report = (await client!.call('/sync-once', {})) as { events: number; changes: Record<string, number> };
       expect(report.events).toBeGreaterThan(0);
-      expect(report.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0 });
+      expect(report.changes).toEqual({ new_event: 0, new_market: 0, closed_market: 0, closed_event: 0, resolution: 0 });
     } finally {
       await admin.close();
       await role.stop();

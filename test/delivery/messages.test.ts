@@ -35,6 +35,36 @@ const CASES: Record<string, FiredAlert[]> = {
   'crossing-step-down': [fired(price('Crossing Step', 10, 0.52, 0.39, { levels: [0.5, 0.4] }))],
   'greater-than': [fired(price('Greater Than', 70, null, 0.72))],
   'less-than': [fired(price('Less Than', 10, 0.12, 0.08))],
+  'large-trade': [
+    fired({
+      ...price('Large Trade', 0, null, 0.62, { tradePrice: 0.62, tradeSize: 40_967.74, tradeSide: 'BUY', tradeUsd: 25_400, transactionHash: '0xabc' }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 25_000 } } },
+    }),
+  ],
+  'large-trade-sold': [
+    fired({
+      ...price('Large Trade', 0, null, 0.415, { tradePrice: 0.415, tradeSize: 2408.67, tradeSide: 'SELL', tradeUsd: 999.6 }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 500, side: 'SELL' } } },
+    }),
+  ],
+  'volume-spike': [
+    fired({
+      ...price('Volume Spike', 0, null, 0.62, { hourVolumeUsd: 48_000, baselineHourlyUsd: 15_000, baselineSource: 'catalog', volumeMultiple: 3.2 }),
+      subscriptionTypeConfig: { type: 'Volume Spike', config: { params: { multiple: 2 } } },
+    }),
+  ],
+  'trade-rules-one-trade': [
+    fired({
+      ...price('Large Trade', 0, null, 0.62, { tradePrice: 0.62, tradeSize: 40_967.74, tradeSide: 'BUY', tradeUsd: 25_400 }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 25_000 } } },
+      subscriptionId: 'sub-trade',
+    }),
+    fired({
+      ...price('Volume Spike', 0, null, 0.62, { hourVolumeUsd: 48_000, baselineHourlyUsd: 15_000, baselineSource: 'feed', volumeMultiple: 3.2 }),
+      subscriptionTypeConfig: { type: 'Volume Spike', config: { params: { multiple: 3 } } },
+      subscriptionId: 'sub-volume',
+    }),
+  ],
   'new-market': [fired({ ...marketClosedPayload, triggerType: 'Open', outcomePrices: '["0.5","0.5"]' })],
   'market-closed': [fired(marketClosedPayload)],
   'event-closed': [fired({ ...marketClosedPayload, eventStatusScope: 'Event', marketId: undefined, marketQuestion: undefined, outcomes: undefined, outcomePrices: undefined })],
@@ -113,6 +143,16 @@ describe('alert messages', () => {
     expect(alertLine(marketClosedPayload)).toBe(`${marketClosedPayload.marketQuestion} · 🔒 Market closed`);
     const eventClosed = { ...marketClosedPayload, eventStatusScope: 'Event', marketQuestion: undefined };
     expect(alertLine(eventClosed)).toBe(`${marketClosedPayload.eventTitle} · 🔒 Event closed`);
+    const trade = {
+      ...price('Large Trade', 0, null, 0.62, { tradePrice: 0.62, tradeSize: 40_967.74, tradeSide: 'BUY', tradeUsd: 25_400 }),
+      subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 25_000 } } },
+    };
+    expect(alertLine(trade)).toBe(`${up.marketQuestion} 62 % · 💰 $25,400 bought at 62 %`);
+    const volume = {
+      ...price('Volume Spike', 0, null, 0.62, { hourVolumeUsd: 48_000.5, baselineHourlyUsd: 15_000, volumeMultiple: 3.2 }),
+      subscriptionTypeConfig: { type: 'Volume Spike', config: { params: { multiple: 2 } } },
+    };
+    expect(alertLine(volume)).toBe(`${up.marketQuestion} 62 % · 📈 Volume 3.2× the hourly average ($48,000.50 in the last hour)`);
     // The same headline the chat alert shows for that firing.
     expect(alertLine(up)).toContain(alertMessage({ fired: [fired(up)], links }).rules[0]!.headline);
   });

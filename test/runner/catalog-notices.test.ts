@@ -40,4 +40,10 @@ describe('what a catalog change means', () => {
     expect(changesEventMarkets(change('closed_market', 'm1'))).toBe(true);
     expect(changesEventMarkets(change('closed_event'))).toBe(false);
   });
+
+  it('a resolution is for Resolution rules only: no Open/Closed notice, no closing, no price rule to follow', () => {
+    expect(noticesFor(change('resolution', 'm1'), [m1, m2])).toEqual([]);
+    expect(closingOf(change('resolution', 'm1'))).toBeUndefined();
+    expect(changesEventMarkets(change('resolution', 'm1'))).toBe(false);
+  });
 });

@@ -23,7 +23,7 @@ describe('StreamPrices', () => {
     const p = new StreamPrices((token, price) => seen.push([token, price]));
     p.handle(bba('t', 0.4, 0.5), 1);
     p.handle(bba('t', 0.4, 0.5), 2);
-    p.handle({ type: 'last_trade_price', assetId: 't', market: 'm', price: 0.3, side: 'BUY', size: 1, timestampMs: 0 }, 3);
+    p.handle({ type: 'last_trade_price', assetId: 't', market: 'm', price: 0.3, side: 'BUY', size: 1, timestampMs: 0, transactionHash: null }, 3);
     p.handle(bba('t', 0.1, 0.9), 4); // wide spread: the last trade shows
     p.handle({
       type: 'price_change', market: 'm', timestampMs: 5, legacy: false,

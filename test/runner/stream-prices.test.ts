@@ -79,3 +79,22 @@ describe('StreamPrices with kept levels', () => {
     expect(seen).toEqual([['b', 0.61], ['a', 0.41]]);
   });
 });
+
+describe('StreamPrices trades', () => {
+  it('hands every trade with a size to the trade sink, after the price it set, and nothing else', () => {
+    const seen: string[] = [];
+    const p = new StreamPrices(
+      (t, price) => seen.push(`price ${t} ${price}`),
+      (msg, at) => seen.push(`trade ${msg.assetId} ${msg.price}×${msg.size} ${msg.side} ${at}`),
+    );
+    const frame = JSON.stringify([
+      { event_type: 'book', asset_id: 'a', market: '0xm', bids: [{ price: '0.1', size: '5' }], asks: [{ price: '0.9', size: '5' }], timestamp: '1', last_trade_price: '0.5' },
+      { event_type: 'last_trade_price', asset_id: 'a', market: '0xm', price: '0.55', side: 'SELL', size: '100', timestamp: '2' },
+      { event_type: 'last_trade_price', asset_id: 'a', market: '0xm', price: '0.55', side: 'BUY', size: '3', timestamp: '3' },
+      { event_type: 'last_trade_price', asset_id: 'a', market: '0xm', price: '0.6', side: 'BUY', timestamp: '4' },
+    ]);
+    for (const msg of parseMarketFrame(frame, silent)) p.handle(msg, 7);
+    // A book's last trade price is no trade; a trade at the same price is one, though the price stays.
+    expect(seen).toEqual(['price a 0.5', 'price a 0.55', 'trade a 0.55×100 SELL 7', 'trade a 0.55×3 BUY 7', 'price a 0.6']);
+  });
+});

@@ -52,6 +52,15 @@ describe('market channel messages', () => {
     expect(msgs[3]).toMatchObject({ winningOutcome: 'Yes', assetIds: expect.arrayContaining([expect.any(String)]) });
   });
 
+  it('parses a trade\'s transaction_hash when sent, and none when absent', () => {
+    const trade = { event_type: 'last_trade_price', asset_id: '1', market: '0x1', price: '0.62', side: 'SELL', size: '40322.58', fee_rate_bps: '0', timestamp: '5' };
+    expect(parseMarketFrame(JSON.stringify({ ...trade, transaction_hash: '0xabc' }), silent)[0]).toEqual({
+      type: 'last_trade_price', assetId: '1', market: '0x1', price: 0.62, side: 'SELL', size: 40322.58, timestampMs: 5, transactionHash: '0xabc',
+    });
+    expect(parseMarketFrame(JSON.stringify(trade), silent)[0]).toMatchObject({ transactionHash: null });
+    expect(parseMarketFrame(JSON.stringify({ ...trade, transaction_hash: 12 }), silent)[0]).toMatchObject({ transactionHash: null });
+  });
+
   it('parses new_market whose assets and outcomes are real arrays', () => {
     const [msg] = parseMarketFrame(fixtureText('ws-new-market.json'), silent);
     expect(msg).toMatchObject({

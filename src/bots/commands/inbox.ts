@@ -1,4 +1,4 @@
-import { humanUtc, percentOfFraction } from '../../delivery/message/facts.js';
+import { headlineOf, humanUtc, percentOfFraction } from '../../delivery/message/facts.js';
 import { listNotifications, markNotificationRead, type NotificationView } from '../../services/inbox/index.js';
 import { listPage } from './list-reply.js';
 import type { Command } from './types.js';
@@ -13,6 +13,8 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 function kindWords(p: Record<string, unknown>): string {
   if (p.type === 'price_notification') return 'Price alert';
   if (p.type === 'event_status_notification') {
+    // Our Resolution and Closing Soon notices say what they are as their chat alerts do.
+    if (p.triggerType === 'Resolution' || p.triggerType === 'Closing Soon') return headlineOf(p).headline;
     const scope = text(p.eventStatusScope) ?? 'Event';
     return `${scope} ${p.triggerType === 'Open' ? 'opened' : 'closed'}`;
   }

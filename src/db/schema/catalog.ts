@@ -3,6 +3,12 @@ import { bigint, bigserial, boolean, customType, doublePrecision, index, integer
 import { CATALOG_CHANGE_KINDS } from '../../domain/enums.js';
 import { ts } from './columns.js';
 
+export interface CatalogChangeDetails {
+  resolutionStatus: string;
+  previousResolutionStatus: string;
+  outcome?: string;
+}
+
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 // The venue's catalog as last synced. Rows are never deleted: a closed event or market stays, so
@@ -70,6 +76,10 @@ export const catalogMarkets = pgTable(
     bestAsk: doublePrecision('best_ask'),
     lastTradePrice: doublePrecision('last_trade_price'),
     endDate: ts('end_date'),
+    // Not refreshed by the upsert: the sync flips it and records the change (a `resolution` change).
+    umaResolutionStatus: text('uma_resolution_status').notNull().default(''),
+    /** The winning outcome's name once resolved, when the venue's payout prices name one. */
+    resolvedOutcome: text('resolved_outcome'),
     firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     closedAt: ts('closed_at'),
@@ -109,6 +119,8 @@ export const catalogChanges = pgTable(
     eventId: text('event_id').notNull(),
     marketId: text('market_id'),
     detectedAt: ts('detected_at').notNull().defaultNow(),
+    /** What a `resolution` change went from and to, as the sync saw it. */
+    details: jsonb('details').$type<CatalogChangeDetails>(),
   },
   (t) => [index('catalog_changes_event_idx').on(t.eventId)],
 );

@@ -1,4 +1,4 @@
-import { boolean, doublePrecision, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import {
   CHANNEL_TYPES,
   DELIVERY_MODES,
@@ -92,6 +92,24 @@ export const subscriptionMarketState = pgTable(
     rearmAfter: text('rearm_after', { enum: ['up', 'down'] }),
   },
   (t) => [uniqueIndex('subscription_market_state_pk').on(t.subscriptionId, t.marketId)],
+);
+
+/**
+ * Closing Soon firings in force: one row per rule and market whose endDate came within the rule's
+ * hours, written with the notice. The row going away (the endDate moved out of the window) re-arms
+ * the pair; its primary key is what lets one engine process only fire a pair.
+ */
+export const closingSoonMarks = pgTable(
+  'closing_soon_marks',
+  {
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: 'cascade' }),
+    marketId: text('market_id').notNull(),
+    endDate: ts('end_date').notNull(),
+    firedAt: ts('fired_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subscriptionId, t.marketId] })],
 );
 
 /**

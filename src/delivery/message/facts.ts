@@ -2,6 +2,7 @@ import { encodeButton } from '../../domain/button-actions.js';
 import { cutText } from '../../text/cut.js';
 import { NOTIFICATION_TYPE, PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
 import { child, num, parseJsonArray, str } from '../senders/summary.js';
+import { tradeWording } from './trade-facts.js';
 
 // What a chat alert says, as plain text facts: the Telegram and Discord renderers only escape and
 // lay them out, so both platforms tell the same story. Pure: the payloads and the rules' current
@@ -107,6 +108,8 @@ function previousOf(payload: Record<string, unknown>): number | undefined {
 }
 
 interface PriceReading {
+  /** The whole payload, for the extension types' own details. */
+  payload: Record<string, unknown>;
   type: string | undefined;
   threshold: number | undefined;
   price: number | undefined;
@@ -117,6 +120,7 @@ interface PriceReading {
 function readPrice(payload: Record<string, unknown>): PriceReading {
   const config = child(payload, 'subscriptionTypeConfig');
   return {
+    payload,
     type: str(config, 'type'),
     threshold: num(child(child(config, 'config'), 'params'), 'threshold_percent'),
     price: num(payload, 'detectedValue'),
@@ -137,6 +141,8 @@ const ARROW = { up: '⬆', down: '⬇' } as const;
 
 /** The rule's wording and, for buttons in a message of several rules, its short name. */
 function priceWording(r: PriceReading): { headline: string; short: string; tone: Tone } {
+  const trade = tradeWording(r.payload);
+  if (trade) return trade;
   const at = r.threshold === undefined ? '' : percent(r.threshold);
   const dir = direction(r);
   const arrow = dir ? `${ARROW[dir]} ` : '';
@@ -220,21 +226,55 @@ function shared(payload: Record<string, unknown>, subject: string, links: Messag
 
 const isStatus = (payload: Record<string, unknown>) => str(payload, 'type') === NOTIFICATION_TYPE.eventStatus;
 
-/** What opened or closed, and the headline that says so. */
-function statusWording(payload: Record<string, unknown>): { subject: string; headline: string; opened: boolean } {
+/** What opened or closed (or is resolving, or closing soon), and the headline that says so. */
+function statusWording(payload: Record<string, unknown>): { subject: string; headline: string; tone: Tone } {
   const scope = str(payload, 'eventStatusScope') === 'Market' ? 'Market' : 'Event';
-  const opened = str(payload, 'triggerType') === 'Open';
+  const trigger = str(payload, 'triggerType');
+  const opened = trigger === 'Open';
   const subject = (scope === 'Market' ? str(payload, 'marketQuestion') : undefined) ?? str(payload, 'eventTitle') ?? 'Untitled event';
-  return { subject, headline: opened ? `🆕 New ${scope.toLowerCase()}` : `🔒 ${scope} closed`, opened };
+  const lifecycle = lifecycleHeadline(payload, trigger);
+  if (lifecycle) return { subject, headline: lifecycle, tone: 'neutral' };
+  return { subject, headline: opened ? `🆕 New ${scope.toLowerCase()}` : `🔒 ${scope} closed`, tone: opened ? 'opened' : 'closed' };
+}
+
+const RESOLUTION_WORDS: Record<string, string> = { proposed: 'Result proposed', disputed: 'Result disputed', resolved: 'Resolved', '': 'Proposal withdrawn' };
+
+/** "1 h", "24 h", "45 min": how long until the end date, as a person reads it. */
+function timeLeft(ms: number): string {
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  return minutes < 60 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+}
+
+/**
+ * Our Resolution and Closing Soon notices: "⚖ Result proposed: Yes", "⚖ Resolved: No",
+ * "⏳ Closes in 24 h: 2026-11-25 18:00 UTC". Undefined for the spec's Open and Closed notices.
+ */
+function lifecycleHeadline(payload: Record<string, unknown>, trigger: string | undefined): string | undefined {
+  const details = child(payload, 'detectionDetails');
+  if (trigger === 'Resolution') {
+    const status = str(details, 'resolutionStatus') ?? '';
+    const outcome = str(details, 'outcome');
+    const words = RESOLUTION_WORDS[status] ?? `Resolution ${cutText(status, MAX_NAME)}`;
+    return `⚖ ${words}${outcome && status !== '' ? `: ${cutText(outcome, MAX_NAME)}` : ''}`;
+  }
+  if (trigger === 'Closing Soon') {
+    const endDate = str(details, 'endDate');
+    const end = endDate ? new Date(endDate).getTime() : Number.NaN;
+    const detected = num(payload, 'detectedAtMs');
+    if (Number.isNaN(end)) return '⏳ Closes soon';
+    const left = detected === undefined ? '' : ` in ${timeLeft(end - detected)}`;
+    return `⏳ Closes${left}: ${humanUtc(endDate)!.slice(0, 16)} UTC`;
+  }
+  return undefined;
 }
 
 function statusMessage(alert: FiredAlert, links: MessageInput['links'], test: boolean): AlertMessage {
   const { payload } = alert;
-  const { subject, headline, opened } = statusWording(payload);
+  const { subject, headline, tone } = statusWording(payload);
   const outcomes = statusOutcomes(payload);
   return {
     ...shared(payload, subject, links, test),
-    tone: opened ? 'opened' : 'closed',
+    tone,
     rules: [{ headline, buttons: ruleButtons(alert, undefined, test) }],
     ...(outcomes ? { outcomes } : {}),
   };

@@ -54,6 +54,8 @@ export interface LastTradeMessage {
   side: Side | null;
   size: number | null;
   timestampMs: number;
+  /** Sent on some trades only. */
+  transactionHash: string | null;
 }
 
 export interface BestBidAskMessage {
@@ -169,6 +171,7 @@ function parseLastTrade(m: Raw): LastTradeMessage | null {
     side: isSide(m.side) ? m.side : null,
     size: optNum(m.size),
     timestampMs: optNum(m.timestamp) ?? 0,
+    transactionHash: typeof m.transaction_hash === 'string' && m.transaction_hash !== '' ? m.transaction_hash : null,
   };
 }
 

@@ -66,6 +66,7 @@ export const GammaMarketSchema = z.object({
   orderPriceMinTickSize: decimal,
   image: text,
   icon: text,
+  umaResolutionStatus: text,
   events: z.array(z.object({ id })).nullish(),
 });
 export type GammaMarket = z.infer<typeof GammaMarketSchema>;

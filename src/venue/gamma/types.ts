@@ -39,6 +39,8 @@ export interface VenueMarket {
   icon: string;
   startDate: string | null;
   endDate: string | null;
+  /** `proposed`, `disputed`, `resolved`, … as the venue writes it; empty before any proposal. */
+  umaResolutionStatus: string;
 }
 
 export interface VenueEvent {
@@ -121,6 +123,7 @@ function marketFromParsed(m: GammaMarket, eventId: string | undefined): VenueMar
     icon: m.icon,
     startDate: m.startDate,
     endDate: m.endDate,
+    umaResolutionStatus: m.umaResolutionStatus,
   };
 }
 
