@@ -1,4 +1,4 @@
-import { PRICE_RULE_TYPES, TRIGGER_INTERVAL_MS, type TriggerInterval } from '../src/domain/enums.js';
+import { MOVE_RULE_TYPES, MOVE_WINDOWS, PRICE_RULE_TYPES, TRIGGER_INTERVAL_MS, type MoveWindow, type TriggerInterval } from '../src/domain/enums.js';
 import { RuleIndex } from '../src/engine/index.js';
 import { ReferenceEvaluator } from '../src/engine/reference.js';
 import {
@@ -16,11 +16,15 @@ export interface EngineBenchOptions {
   zeroIntervalLevels: number;
   /** Share (0..1) of the Recurring Crossing, Crossing Up and Crossing Down rules given a re-arm band. */
   rearmShare: number;
+  /** Window-move rules added to the same rules for a pass of their own (0: no such pass). */
+  moveRules: number;
 }
 
 const DEFAULTS: EngineBenchOptions = {
-  rules: 1_000_000, tokens: 10_000, ticks: 2_000_000, referenceTicks: 200, seed: 42, zeroIntervalLevels: 0, rearmShare: 0,
+  rules: 1_000_000, tokens: 10_000, ticks: 2_000_000, referenceTicks: 200, seed: 42, zeroIntervalLevels: 0, rearmShare: 0, moveRules: 200_000,
 };
+/** Windows of the move rules: the short ones expire and refill during a run (1 ms of simulated time a tick). */
+const MOVE_WINDOW_MIX: Array<[MoveWindow, number]> = [['5m', 25], ['15m', 25], ['1h', 25], ['4h', 15], ['24h', 10]];
 /** rearmPoints drawn for the rules given a band; the ticks' typical move is ±0.5 points. */
 const REARM_POINTS: Array<[number, number]> = [[1, 30], [2, 40], [5, 20], [10, 10]];
 const SAMPLE_EVERY = 16;
@@ -74,6 +78,21 @@ function* generateRules(o: EngineBenchOptions, tokens: string[]): Generator<Comp
   }
 }
 
+/** Window-move rules after the price rules' ids: the three types evenly, 1–20 points, the same intervals. */
+function* generateMoveRules(o: EngineBenchOptions, tokens: string[]): Generator<CompiledRule> {
+  const random = prng(o.seed + 5);
+  for (let i = 0; i < o.moveRules; i++) {
+    const tokenIndex = Math.floor(random() * o.tokens);
+    const oneTime = random() < 0.15;
+    yield {
+      ruleId: o.rules + i, subscriptionId: subscriptionUuid(random), marketId: String(500_000 + tokenIndex), token: tokens[tokenIndex],
+      type: MOVE_RULE_TYPES[Math.floor(random() * MOVE_RULE_TYPES.length)], threshold: thresholdFraction(1 + Math.floor(random() * 20)),
+      window: weighted(random, MOVE_WINDOW_MIX), oneTime, intervalMs: TRIGGER_INTERVAL_MS[weighted(random, INTERVALS)],
+      expiresAtMs: random() < 0.1 ? random() * o.ticks * TICK_MS : null, enabled: true,
+    };
+  }
+}
+
 function buildTokens(o: EngineBenchOptions): { names: string[]; prices: Float64Array } {
   const random = prng(o.seed + 1);
   const names = Array.from({ length: o.tokens }, () => Array.from({ length: 77 }, (_, i) => Math.floor(random() * (i === 0 ? 9 : 10)) + (i === 0 ? 1 : 0)).join(''));
@@ -96,10 +115,11 @@ function buildTicks(o: EngineBenchOptions, start: Float64Array, count: number, s
   return { token, price };
 }
 
-function load(e: AlertEvaluator, o: EngineBenchOptions, names: string[], prices: Float64Array): number {
+function load(e: AlertEvaluator, o: EngineBenchOptions, names: string[], prices: Float64Array, moves = false): number {
   names.forEach((name, i) => e.tick(name, prices[i], 0));
   let firings = 0;
   for (const rule of generateRules(o, names)) firings += e.add(rule, 0).length;
+  if (moves) for (const rule of generateMoveRules(o, names)) firings += e.add(rule, 0).length;
   return firings;
 }
 
@@ -128,10 +148,10 @@ function measure(count: number, tick: (i: number) => number): Pass {
 }
 
 /** The scanning evaluator on the same rules, over a few ticks (each one scans every rule). */
-function measureReference(o: EngineBenchOptions, names: string[], prices: Float64Array, ticks: { token: Int32Array; price: Float64Array }): Pass {
+function measureReference(o: EngineBenchOptions, names: string[], prices: Float64Array, ticks: { token: Int32Array; price: Float64Array }, moves = false): Pass {
   if (o.referenceTicks === 0) return { ticksPerSecond: NaN, p50: NaN, p99: NaN, firings: 0, firingTicks: 0 };
   const reference = new ReferenceEvaluator();
-  load(reference, o, names, prices);
+  load(reference, o, names, prices, moves);
   return measure(o.referenceTicks, (i) => reference.tick(names[ticks.token[i]], ticks.price[i], (i + 1) * TICK_MS).length);
 }
 
@@ -151,7 +171,8 @@ export async function runEngineBench(options: Partial<EngineBenchOptions> = {}):
   gc();
   const before = process.memoryUsage();
 
-  const index = new RuleIndex();
+  // Let go before the window pass builds an index of its own.
+  let index: RuleIndex | null = new RuleIndex();
   const buildStart = process.hrtime.bigint();
   const addFirings = load(index, o, names, prices);
   index.settleAll();
@@ -164,10 +185,10 @@ export async function runEngineBench(options: Partial<EngineBenchOptions> = {}):
   const referencePass = measureReference(o, names, prices, referenceStream);
   gc();
 
-  const byName = measure(o.ticks, (i) => index.tick(names[stream.token[i]], stream.price[i], (i + 1) * TICK_MS).length);
+  const byName = measure(o.ticks, (i) => index!.tick(names[stream.token[i]], stream.price[i], (i + 1) * TICK_MS).length);
   const byIndex = measure(o.ticks, (j) => {
     const i = j + o.ticks;
-    return index.tickIndex(stream.token[i], stream.price[i], (i + 1) * TICK_MS).length;
+    return index!.tickIndex(stream.token[i], stream.price[i], (i + 1) * TICK_MS).length;
   });
 
   console.log(`\nAlert engine: ${fmt(o.rules)} rules over ${fmt(o.tokens)} tokens, ${fmt(o.ticks)} ticks per pass, re-arm bands on ${fmt(o.rearmShare * 100)}% of Recurring crossing rules`);
@@ -188,4 +209,40 @@ export async function runEngineBench(options: Partial<EngineBenchOptions> = {}):
   console.log(`p50/p99: every ${SAMPLE_EVERY}th tick timed alone with process.hrtime.bigint; a timer read costs ~${fmt(timerOverheadNs())} ns (not subtracted).`);
   const target = (ok: boolean) => (ok ? 'met' : 'MISSED');
   console.log(`targets: >= 1,000,000 ticks/s by token id ${target(byName.ticksPerSecond >= 1e6)}; >= 100x the scanner ${target(byName.ticksPerSecond >= 100 * referencePass.ticksPerSecond)}; index < 400 MB RSS ${target(after.rss < 400 * 1024 * 1024)}`);
+  index = null;
+  if (o.moveRules > 0) runWindowPass(o, names, prices, stream, referenceStream);
+}
+
+/**
+ * The same rules plus `moveRules` window-move rules, in an index of their own built after the
+ * first one is let go, over the same ticks: the window rules' own figure beside the price rules'.
+ */
+function runWindowPass(
+  o: EngineBenchOptions, names: string[], prices: Float64Array, stream: { token: Int32Array; price: Float64Array },
+  referenceStream: { token: Int32Array; price: Float64Array },
+): void {
+  const gc = gcFunction();
+  gc();
+  const before = process.memoryUsage();
+  const index = new RuleIndex();
+  const buildStart = process.hrtime.bigint();
+  load(index, o, names, prices, true);
+  index.settleAll();
+  const buildSeconds = Number(process.hrtime.bigint() - buildStart) / 1e9;
+  gc();
+  const after = process.memoryUsage();
+  const referencePass = measureReference(o, names, prices, referenceStream, true);
+  gc();
+  const byName = measure(o.ticks, (i) => index.tick(names[stream.token[i]], stream.price[i], (i + 1) * TICK_MS).length);
+  console.log(`\nWith window moves: the same rules plus ${fmt(o.moveRules)} Moves Up By / Moves Down By / Moves By rules (1–20 points; windows 5m 25%, 15m 25%, 1h 25%, 4h 15%, 24h 10%)`);
+  console.log(`build: ${buildSeconds.toFixed(2)} s; memory: RSS ${mb(after.rss)} (${mb(after.rss - before.rss)} more than before the build), heap used ${mb(after.heapUsed)}\n`);
+  printTable(['evaluator', 'ticks/s', 'p50 tick', 'p99 tick', 'firings', 'ticks that fire', 'vs scanner'], [
+    [
+      'RuleIndex.tick with window rules', fmt(byName.ticksPerSecond), `${fmt(byName.p50 / 1000, 2)} µs`, `${fmt(byName.p99 / 1000, 2)} µs`, fmt(byName.firings),
+      `${fmt(byName.firingTicks * 100, 1)}%`, `${fmt(byName.ticksPerSecond / referencePass.ticksPerSecond)}x`,
+    ],
+    [`ReferenceEvaluator with window rules (${fmt(o.referenceTicks)} ticks)`, fmt(referencePass.ticksPerSecond), `${fmt(referencePass.p50 / 1000, 2)} µs`, `${fmt(referencePass.p99 / 1000, 2)} µs`, fmt(referencePass.firings), `${fmt(referencePass.firingTicks * 100, 1)}%`, '1x'],
+  ]);
+  const target = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  console.log(`targets with window rules: >= 1,000,000 ticks/s by token id ${target(byName.ticksPerSecond >= 1e6)}; >= 100x the scanner ${target(byName.ticksPerSecond >= 100 * referencePass.ticksPerSecond)}`);
 }

@@ -30,6 +30,16 @@ export const EXTENSION_RULE_TYPES = [...MOVE_RULE_TYPES, LARGE_TRADE_TYPE, VOLUM
 /** The windows a `Moves … By` rule measures over. */
 export const MOVE_WINDOWS = ['5m', '15m', '1h', '4h', '24h'] as const;
 export type MoveWindow = (typeof MOVE_WINDOWS)[number];
+export const MOVE_WINDOW_MS: Record<MoveWindow, number> = {
+  '5m': 5 * 60_000,
+  '15m': 15 * 60_000,
+  '1h': 60 * 60_000,
+  '4h': 4 * 60 * 60_000,
+  '24h': 24 * 60 * 60_000,
+};
+const MOVE_RULE_TYPE_SET: ReadonlySet<string> = new Set(MOVE_RULE_TYPES);
+/** `Moves Up By`, `Moves Down By` or `Moves By`: the rule index evaluates them beside the price rules. */
+export const isMoveRuleType = (type: string): type is MoveRuleType => MOVE_RULE_TYPE_SET.has(type);
 
 export const TRADE_SIDES = ['BUY', 'SELL'] as const;
 export type TradeSide = (typeof TRADE_SIDES)[number];

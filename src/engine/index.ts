@@ -1,4 +1,6 @@
+import { isMoveRuleType } from '../domain/enums.js';
 import { Firer } from './firing.js';
+import { MoveBook } from './moves.js';
 import { PauseHeap } from './pause-heap.js';
 import {
   ARMED, ENABLED, OUT, PAUSED, RuleStore, SIDE_DOWN, SIDE_NAMES, SIDE_NONE, SIDE_UP, TYPE_DOWN, TYPE_GREATER, TYPE_LESS, TYPE_STEP,
@@ -27,6 +29,10 @@ export class RuleIndex implements AlertEvaluator {
   /** Per token: price, safe interval, armed level extremes, dirty bits (see token-state.ts). */
   private hot = new Float64Array(HOT_STRIDE * 1024);
   private readonly firer = new Firer(this.rules, this.heap);
+  /** The window-move rules (`Moves … By`), beside the price rules under the same rule ids. */
+  private readonly moves = new MoveBook();
+  /** Reused by every price of a token with move rules, so a quiet one allocates nothing. */
+  private readonly moveFirings: Firing[] = [];
   private count = 0;
 
   /** `reportBandChanges`: keep the list `takeBandChanges` answers (the runner saves it; a replay need not). */
@@ -95,8 +101,19 @@ export class RuleIndex implements AlertEvaluator {
     return this.rules.isAlive(ruleId) ? SIDE_NAMES[this.rules.side(ruleId)] : null;
   }
 
+  /** Whether a window-move rule fired and its move still holds, for a reload to hand back as `CompiledRule.moveHolding`. */
+  moveHolding(ruleId: number): boolean {
+    return this.moves.holding(ruleId);
+  }
+
   add(rule: CompiledRule, nowMs: number): readonly Firing[] {
     this.remove(rule.ruleId);
+    if (isMoveRuleType(rule.type)) {
+      const tokenIndex = this.tokenIndex(rule.token);
+      this.moves.add(rule, tokenIndex, this.hot[tokenIndex * HOT_STRIDE + PRICE], nowMs);
+      this.count++;
+      return NO_FIRINGS;
+    }
     this.rules.set(rule, this.tokenIndex(rule.token), nowMs);
     this.count++;
     if (rule.enabled) this.activate(rule.ruleId, nowMs);
@@ -104,6 +121,11 @@ export class RuleIndex implements AlertEvaluator {
   }
 
   remove(ruleId: number): void {
+    if (this.moves.has(ruleId)) {
+      this.moves.remove(ruleId);
+      this.count--;
+      return;
+    }
     if (!this.rules.isAlive(ruleId)) return;
     this.deactivate(ruleId);
     this.rules.clear(ruleId);
@@ -112,6 +134,11 @@ export class RuleIndex implements AlertEvaluator {
 
   /** Pause (false) or restart (true); a restart clears the pause and checks level rules at once. */
   setEnabled(ruleId: number, enabled: boolean, nowMs: number): readonly Firing[] {
+    // A restarted move rule fires on the token's next price, not at once (docs/engine.md "Window moves").
+    if (this.moves.has(ruleId)) {
+      this.moves.setEnabled(ruleId, enabled, nowMs);
+      return NO_FIRINGS;
+    }
     const r = this.rules;
     if (!r.isAlive(ruleId) || ((r.flags(ruleId) & ENABLED) !== 0) === enabled) return NO_FIRINGS;
     if (!enabled) {
@@ -148,7 +175,18 @@ export class RuleIndex implements AlertEvaluator {
     if (price > hot[h + GREATER_MIN] || price < hot[h + LESS_MAX]) this.fireLevels(tokenIndex, p0, price, nowMs);
     if (price <= hot[h + REARM_HI] || price >= hot[h + REARM_LO]) this.rearm(tokenIndex, p0, price, nowMs);
     if (this.firer.disarmed) this.noteDisarmed(tokenIndex);
-    return this.firer.flush();
+    return this.moves.follows(tokenIndex) ? this.withMoves(tokenIndex, price, nowMs) : this.firer.flush();
+  }
+
+  /** The price rules' firings and then the move rules' on the same price. */
+  private withMoves(tokenIndex: number, price: number, nowMs: number): readonly Firing[] {
+    const firings = this.firer.flush();
+    const out = this.moveFirings;
+    this.moves.sample(tokenIndex, price, nowMs, out);
+    if (out.length === 0) return firings;
+    const all = firings.length === 0 ? out.slice() : [...firings, ...out];
+    out.length = 0;
+    return all;
   }
 
   /**
@@ -167,7 +205,8 @@ export class RuleIndex implements AlertEvaluator {
     this.tokens[tokenIndex].writeSafe(hot, h);
     if (price > hot[h + GREATER_MIN] || price < hot[h + LESS_MAX]) this.fireLevels(tokenIndex, NaN, price, nowMs);
     if (price <= hot[h + REARM_HI] || price >= hot[h + REARM_LO]) this.rearm(tokenIndex, NaN, price, nowMs);
-    return this.firer.flush();
+    // A price that is no move for the crossings still is one for the windows (it was displayed).
+    return this.moves.follows(tokenIndex) ? this.withMoves(tokenIndex, price, nowMs) : this.firer.flush();
   }
 
   /** Re-arms the rules whose band the price has gone back past (the caller checked the cached keys). */
@@ -199,6 +238,7 @@ export class RuleIndex implements AlertEvaluator {
     const index = this.tokenIds.get(token);
     if (index === undefined) return;
     const h = index * HOT_STRIDE;
+    this.moves.forget(index);
     // NaN bounds send the next tick down the slow path, which recomputes them.
     this.hot[h + PRICE] = NaN;
     this.hot[h + SAFE_LO] = NaN;

@@ -4,7 +4,8 @@ import {
   type AlertEvaluator, type CompiledRule, type Firing, type RearmSide,
 } from './rules.js';
 import { allLevels } from './step-levels.js';
-import type { PriceRuleType } from '../domain/enums.js';
+import { isMoveRuleType, type MoveRuleType, type PriceRuleType } from '../domain/enums.js';
+import { moveFiring, moveKind, moveOf, validMove, windowMsOf, type WindowExtremes } from './move-rules.js';
 
 /** A rule with its mutable state; a class so every rule shares one object shape. */
 class ReferenceRule implements CompiledRule {
@@ -30,7 +31,7 @@ class ReferenceRule implements CompiledRule {
     this.subscriptionId = rule.subscriptionId;
     this.marketId = rule.marketId;
     this.token = rule.token;
-    this.type = rule.type;
+    this.type = rule.type as PriceRuleType;
     this.threshold = rule.threshold;
     this.oneTime = rule.oneTime;
     this.intervalMs = rule.intervalMs;
@@ -48,6 +49,28 @@ class ReferenceRule implements CompiledRule {
   }
 }
 
+/** A window-move rule with its mutable state. */
+class ReferenceMoveRule {
+  readonly windowMs: number;
+  enabled: boolean;
+  pauseEnd: number;
+  /** Fired (Recurring) and its move still holds: it may not fire again until the move drops below its threshold. */
+  holding = false;
+
+  constructor(readonly rule: CompiledRule, nowMs: number) {
+    this.windowMs = validMove(rule) ? windowMsOf(rule) : NaN;
+    this.enabled = rule.enabled;
+    this.pauseEnd = initialPauseEnd(rule, nowMs);
+    this.holding = rule.moveHolding === true && !rule.oneTime;
+  }
+}
+
+/** Every price a token displayed since its window of one length began (the first rule of that length), in order. */
+interface ReferenceWindow {
+  samples: Array<{ atMs: number; price: number }>;
+  rules: number;
+}
+
 /**
  * The obviously-correct evaluator the index is tested against: every call scans every rule.
  * tick = sweep (pauses that ended) then the rules of that token against (p0, p1).
@@ -56,9 +79,28 @@ export class ReferenceEvaluator implements AlertEvaluator {
   private readonly rules: ReferenceRule[] = [];
   private readonly positions = new Map<number, number>();
   private readonly prices = new Map<string, number>();
+  private readonly moves = new Map<number, ReferenceMoveRule>();
+  /** By `${token} ${windowMs}`. */
+  private readonly windows = new Map<string, ReferenceWindow>();
 
   add(rule: CompiledRule, nowMs: number): Firing[] {
     this.remove(rule.ruleId);
+    if (isMoveRuleType(rule.type)) {
+      const stored = new ReferenceMoveRule(rule, nowMs);
+      this.moves.set(rule.ruleId, stored);
+      if (stored.windowMs === stored.windowMs) {
+        const key = `${rule.token} ${stored.windowMs}`;
+        let window = this.windows.get(key);
+        if (window === undefined) {
+          // A new window starts with the price displayed now, when one is known.
+          const price = this.prices.get(rule.token);
+          window = { samples: price === undefined ? [] : [{ atMs: nowMs, price }], rules: 0 };
+          this.windows.set(key, window);
+        }
+        window.rules++;
+      }
+      return [];
+    }
     const stored = new ReferenceRule(rule, nowMs);
     this.positions.set(rule.ruleId, this.rules.length);
     this.rules.push(stored);
@@ -69,6 +111,14 @@ export class ReferenceEvaluator implements AlertEvaluator {
   }
 
   remove(ruleId: number): void {
+    const move = this.moves.get(ruleId);
+    if (move !== undefined) {
+      this.moves.delete(ruleId);
+      const window = this.windows.get(`${move.rule.token} ${move.windowMs}`);
+      // A window keeps its prices until the token's price is forgotten, rules or not.
+      if (window !== undefined) window.rules--;
+      return;
+    }
     const at = this.positions.get(ruleId);
     if (at === undefined) return;
     const last = this.rules[this.rules.length - 1];
@@ -79,6 +129,14 @@ export class ReferenceEvaluator implements AlertEvaluator {
   }
 
   setEnabled(ruleId: number, enabled: boolean, nowMs: number): Firing[] {
+    const move = this.moves.get(ruleId);
+    if (move !== undefined) {
+      if (move.enabled === enabled) return [];
+      move.enabled = enabled;
+      move.pauseEnd = -Infinity;
+      move.holding = false;
+      return [];
+    }
     const at = this.positions.get(ruleId);
     if (at === undefined) return [];
     const rule = this.rules[at];
@@ -106,6 +164,43 @@ export class ReferenceEvaluator implements AlertEvaluator {
       if (holds(rule, p0, price, levels)) {
         firings.push(this.fire(rule, p0 ?? null, price, levels, nowMs));
         if (rule.band > 0) rule.side = price > p0! ? 'up' : 'down';
+      }
+    }
+    firings.push(...this.sampleMoves(token, price, nowMs));
+    return firings;
+  }
+
+  /**
+   * Window moves: the price enters every window of the token; then each move rule compares the move
+   * over its window (the price now against the lowest, highest price displayed in it) with its
+   * threshold. A Recurring rule that fired holds until its move drops below the threshold.
+   */
+  private sampleMoves(token: string, price: number, nowMs: number): Firing[] {
+    const firings: Firing[] = [];
+    const extremes = new Map<number, WindowExtremes>();
+    for (const [key, window] of this.windows) {
+      if (!key.startsWith(`${token} `)) continue;
+      window.samples.push({ atMs: nowMs, price });
+      const windowMs = Number(key.slice(token.length + 1));
+      extremes.set(windowMs, windowExtremes(window.samples, nowMs - windowMs));
+    }
+    for (const move of this.moves.values()) {
+      const rule = move.rule;
+      if (rule.token !== token || !move.enabled || move.windowMs !== move.windowMs) continue;
+      const w = extremes.get(move.windowMs)!;
+      const kind = moveKind(rule.type as MoveRuleType);
+      const amount = moveOf(kind, price, w);
+      if (move.holding) {
+        if (amount < rule.threshold) move.holding = false;
+        continue;
+      }
+      const live = rule.expiresAtMs === null || nowMs < rule.expiresAtMs;
+      if (!live || nowMs < move.pauseEnd || amount < rule.threshold) continue;
+      firings.push(moveFiring(rule, kind, price, w, nowMs));
+      if (rule.oneTime) move.enabled = false;
+      else {
+        if (rule.intervalMs > 0) move.pauseEnd = nowMs + rule.intervalMs;
+        move.holding = true;
       }
     }
     return firings;
@@ -138,6 +233,7 @@ export class ReferenceEvaluator implements AlertEvaluator {
       if (rule.token !== token || !isLevelRule(rule.type) || !this.eligible(rule, nowMs)) continue;
       if (holds(rule, undefined, price, [])) firings.push(this.fire(rule, null, price, [], nowMs));
     }
+    firings.push(...this.sampleMoves(token, price, nowMs));
     return firings;
   }
 
@@ -153,6 +249,11 @@ export class ReferenceEvaluator implements AlertEvaluator {
 
   forgetPrice(token: string): void {
     this.prices.delete(token);
+    for (const [key, window] of this.windows) {
+      if (!key.startsWith(`${token} `)) continue;
+      if (window.rules > 0) window.samples = [];
+      else this.windows.delete(key);
+    }
   }
 
   /** Level rules whose Recurring pause has ended fire now if they still hold at the last price. */
@@ -197,13 +298,35 @@ export class ReferenceEvaluator implements AlertEvaluator {
   }
 }
 
+/**
+ * The lowest and highest price displayed at some moment after `cutoffMs` (a price is displayed
+ * until the next one arrives), each with the last moment it was displayed. Of equal extremes, the latest.
+ */
+function windowExtremes(samples: ReadonlyArray<{ atMs: number; price: number }>, cutoffMs: number): WindowExtremes {
+  const w: WindowExtremes = { low: Infinity, lowAtMs: NaN, high: -Infinity, highAtMs: NaN };
+  for (let i = 0; i < samples.length; i++) {
+    const until = i + 1 < samples.length ? samples[i + 1].atMs : Infinity;
+    if (until <= cutoffMs) continue;
+    const { price } = samples[i];
+    if (price <= w.low) {
+      w.low = price;
+      w.lowAtMs = until;
+    }
+    if (price >= w.high) {
+      w.high = price;
+      w.highAtMs = until;
+    }
+  }
+  return w;
+}
+
 function crossed(step: number, p0: number, p1: number): number[] {
   const levels = allLevels(step);
   if (p1 > p0) return levels.filter((level) => p0 < level && level <= p1);
   return levels.filter((level) => p1 <= level && level < p0).reverse();
 }
 
-function holds(rule: CompiledRule, p0: number | undefined, p1: number, levels: number[]): boolean {
+function holds(rule: ReferenceRule, p0: number | undefined, p1: number, levels: number[]): boolean {
   const t = rule.threshold;
   switch (rule.type) {
     case CROSSING_UP: return p0 !== undefined && p0 < t && t <= p1;

@@ -89,7 +89,8 @@ export class RuleStore {
     const band = effectiveBand(rule);
     this.bands[r] = band;
     const side = band > 0 && rule.rearmAfter ? SIDE_NAMES.indexOf(rule.rearmAfter) : SIDE_NONE;
-    this.meta.set([PRICE_RULE_TYPES.indexOf(rule.type), flags, OUT, side], r * META_STRIDE);
+    // The index keeps move rules elsewhere (moves.ts): only price rules come here.
+    this.meta.set([PRICE_RULE_TYPES.indexOf(rule.type as PriceRuleType), flags, OUT, side], r * META_STRIDE);
     this.ids[2 * r] = rule.subscriptionId;
     this.ids[2 * r + 1] = this.intern(rule.marketId);
   }

@@ -2,6 +2,7 @@ import {
   PRICE_RULE_TYPES,
   type LARGE_TRADE_TYPE,
   type MoveRuleType,
+  type MoveWindow,
   type PriceRuleType,
   type VOLUME_SPIKE_TYPE,
 } from '../domain/enums.js';
@@ -13,6 +14,9 @@ export type FiringExtensionType = MoveRuleType | typeof LARGE_TRADE_TYPE | typeo
 export const [CROSSING, CROSSING_UP, CROSSING_DOWN, CROSSING_STEP, GREATER_THAN, LESS_THAN] =
   PRICE_RULE_TYPES;
 
+/** What the rule index evaluates on every displayed price: the spec's price rules and the window moves. */
+export type EngineRuleType = PriceRuleType | MoveRuleType;
+
 /** One price rule of one subscription on one market (Event and Watchlist scopes expand to many). */
 export interface CompiledRule {
   /** Dense internal id chosen by the caller; reuse freed ids to keep the index compact. */
@@ -21,9 +25,11 @@ export interface CompiledRule {
   marketId: string;
   /** The market's first outcome ("Yes") token. */
   token: string;
-  type: PriceRuleType;
-  /** Fraction 0..1 (threshold_percent / 100, see `thresholdFraction`); the step for `Crossing Step`. */
+  type: EngineRuleType;
+  /** Fraction 0..1 (threshold_percent / 100, see `thresholdFraction`); the step for `Crossing Step`; the move for `Moves … By`. */
   threshold: number;
+  /** `Moves … By` only: the window the move is measured over (docs/engine.md "Window moves"). */
+  window?: MoveWindow;
   oneTime: boolean;
   /** Recurring pause after a firing; 0 means no pause. Ignored for One Time. */
   intervalMs: number;
@@ -39,6 +45,11 @@ export interface CompiledRule {
   rearmBand?: number;
   /** Restores a band not yet passed when rules are reloaded: the direction of that firing. */
   rearmAfter?: RearmSide | null;
+  /**
+   * `Moves … By`, Recurring: restores, when rules are reloaded, that the rule fired and its move
+   * still held (it waits for the move to drop below its threshold before it can fire again).
+   */
+  moveHolding?: boolean;
 }
 
 /** The direction of the firing whose re-arm band the price has not gone back past yet. */
@@ -86,7 +97,7 @@ export function thresholdFraction(thresholdPercent: number): number {
 }
 
 /** Whether a rule of this type takes a re-arm band (Crossing Step and the level rules do not). */
-export function takesRearmBand(type: PriceRuleType): boolean {
+export function takesRearmBand(type: string): boolean {
   return type === CROSSING || type === CROSSING_UP || type === CROSSING_DOWN;
 }
 
@@ -112,7 +123,7 @@ export function pastRearmLevel(price: number, level: number, side: RearmSide): b
   return side === 'up' ? price <= level : price >= level;
 }
 
-export function isLevelRule(type: PriceRuleType): boolean {
+export function isLevelRule(type: string): boolean {
   return type === GREATER_THAN || type === LESS_THAN;
 }
 

@@ -2,21 +2,28 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.js';
 import {
   DEFAULT_TRIGGER_INTERVAL,
+  MOVE_RULE_TYPES,
+  MOVE_WINDOWS,
   TRIGGER_INTERVAL_MS,
-  type PriceRuleType,
+  type MoveWindow,
   type TriggerInterval,
   type TriggerType,
   PRICE_RULE_TYPES,
 } from '../domain/enums.js';
-import { thresholdFraction, type CompiledRule, type RearmSide } from '../engine/rules.js';
+import { thresholdFraction, type CompiledRule, type EngineRuleType, type RearmSide } from '../engine/rules.js';
 
-/** One enabled price subscription on one open market, as the SQL expansion answers it. */
+/** The types the rule index evaluates on every displayed price: the spec's six and the window moves. */
+const INDEX_RULE_TYPES: readonly EngineRuleType[] = [...PRICE_RULE_TYPES, ...MOVE_RULE_TYPES];
+
+/** One enabled price (or window-move) subscription on one open market, as the SQL expansion answers it. */
 export interface RulePair {
   subscriptionId: string;
   marketId: string;
   token: string;
-  type: PriceRuleType;
+  type: EngineRuleType;
   thresholdPercent: number;
+  /** `Moves … By` only (`rule_params.window`). */
+  window: MoveWindow | null;
   triggerType: TriggerType;
   triggerInterval: TriggerInterval | null;
   expiresAtMs: number | null;
@@ -33,8 +40,9 @@ type Row = {
   subscription_id: string;
   market_id: string;
   token: string;
-  type: PriceRuleType;
+  type: EngineRuleType;
   threshold_percent: number;
+  move_window: string | null;
   trigger_type: TriggerType;
   trigger_interval: TriggerInterval | null;
   expires_at_ms: number | string | null;
@@ -64,9 +72,9 @@ export async function expandPriceRules(
     sql`
       with s as (
         select id, scope, event_id, market_id, watchlist_id, type, threshold_percent, trigger_type,
-               trigger_interval, expires_at, updated_at
+               trigger_interval, expires_at, updated_at, rule_params
         from subscriptions s
-        where s.enabled and s.type in (${sql.join(PRICE_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}) and s.threshold_percent is not null ${only}
+        where s.enabled and s.type in (${sql.join(INDEX_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}) and s.threshold_percent is not null ${only}
       ), pairs as (
         select s.id as sid, m.id as mid from s join catalog_markets m on m.id = s.market_id
           where s.scope = 'Market'
@@ -78,7 +86,7 @@ export async function expandPriceRules(
           where s.scope = 'Watchlist'
       )
       select s.id as subscription_id, m.id as market_id, m.yes_token_id as token, s.type,
-             s.threshold_percent, s.trigger_type, s.trigger_interval,
+             s.threshold_percent, s.rule_params->>'window' as move_window, s.trigger_type, s.trigger_interval,
              (extract(epoch from s.expires_at) * 1000)::float8 as expires_at_ms,
              (extract(epoch from s.updated_at) * 1000)::float8 as updated_at_ms,
              -- A user change (restart, update) after the last firing clears its Recurring pause.
@@ -101,6 +109,7 @@ export async function expandPriceRules(
     token: r.token,
     type: r.type,
     thresholdPercent: Number(r.threshold_percent),
+    window: (MOVE_WINDOWS as readonly string[]).includes(r.move_window ?? '') ? (r.move_window as MoveWindow) : null,
     triggerType: r.trigger_type,
     triggerInterval: r.trigger_interval,
     expiresAtMs: num(r.expires_at_ms),
@@ -120,6 +129,8 @@ export function compileRule(pair: RulePair, ruleId: number): CompiledRule {
     token: pair.token,
     type: pair.type,
     threshold: thresholdFraction(pair.thresholdPercent),
+    // A move rule without a stored window never fires (the index skips it); the API refuses one.
+    ...(pair.window !== null ? { window: pair.window } : {}),
     oneTime: pair.triggerType === 'One Time',
     intervalMs: TRIGGER_INTERVAL_MS[pair.triggerInterval ?? DEFAULT_TRIGGER_INTERVAL],
     expiresAtMs: pair.expiresAtMs,

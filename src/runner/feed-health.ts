@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
-import { NOTIFICATION_TYPE, type ChannelType, type PriceRuleType } from '../domain/enums.js';
+import { NOTIFICATION_TYPE, isPriceRuleType, type ChannelType, type PriceRuleType } from '../domain/enums.js';
 import { writeNotificationsOnce, type NotificationToWrite } from '../delivery/enqueue.js';
 import { formatSpan } from '../delivery/endpoint-health.js';
 import { readSyncStatus } from '../catalog/sync-status.js';
@@ -159,7 +159,8 @@ export function startFeedHealth(options: FeedHealthOptions): FeedHealthMonitor {
       const crossedRules = pairs.flatMap((p) => {
         const before = current.before.get(p.token);
         const after = fresh.get(p.token);
-        if (before === undefined || after === undefined || !crossedBetween(p.type, p.thresholdPercent, before, after)) return [];
+        // A window move is no level a gap can have crossed: only the spec's price rules are told.
+        if (!isPriceRuleType(p.type) || before === undefined || after === undefined || !crossedBetween(p.type, p.thresholdPercent, before, after)) return [];
         return [{ subscriptionId: p.subscriptionId, marketId: p.marketId, type: p.type, thresholdPercent: p.thresholdPercent, priceBefore: before, priceAfter: after }];
       });
       const crossed = crossedRules.length > 0;

@@ -29,6 +29,8 @@ export interface EngineRoleOptions {
   streamPingIntervalMs?: number;
   /** The feed health's and Closing Soon's clock (default Date.now): tests move it instead of waiting. */
   now?: () => number;
+  /** The rules' clock (default Date.now): tests move it to measure windows and pauses without waiting them out. */
+  ruleClock?: () => number;
 }
 
 /** One market connection's lag, for /readyz and /metrics. */
@@ -70,7 +72,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     digestHour: config.DIGEST_HOUR,
     burst: { max: config.BURST_MAX, windowMs: config.BURST_WINDOW_MS },
   };
-  const runner = createEngineRunner({ database, logger, owns: evaluates, batching });
+  const runner = createEngineRunner({ database, logger, owns: evaluates, batching, ...(options.ruleClock ? { now: options.ruleClock } : {}) });
   const savedPrices = new TokenPriceStore(database);
   const clobRest: ClobRestClient | undefined =
     options.marketStream && !options.clobUrl

@@ -39,9 +39,14 @@ export class RuleLoader {
     // the saved ones (written up to a price save later), and a reload (a preference, a watchlist or
     // catalog change) must not turn a quiet rule loud again.
     const bands = new Map<string, RearmSide | null>();
+    // Likewise the window-move rules that fired and whose move still holds.
+    const holding = new Set<string>();
     if (subscriptionIds) {
       for (const id of subscriptionIds) {
-        for (const [ruleId, key] of rules.rulesOf(id)) bands.set(`${id}:${key.marketId}`, index.rearmAfter(ruleId));
+        for (const [ruleId, key] of rules.rulesOf(id)) {
+          bands.set(`${id}:${key.marketId}`, index.rearmAfter(ruleId));
+          if (index.moveHolding(ruleId)) holding.add(`${id}:${key.marketId}`);
+        }
         for (const ruleId of rules.removeSubscription(id, dropped)) index.remove(ruleId);
       }
     }
@@ -56,6 +61,7 @@ export class RuleLoader {
       // A user change since the last firing (restart, update) clears the band, as it clears the pause.
       const band = bands.get(`${pair.subscriptionId}:${pair.marketId}`);
       if (band !== undefined) rule.rearmAfter = pair.lastFiredAtMs !== null ? band : null;
+      if (pair.lastFiredAtMs !== null && holding.has(`${pair.subscriptionId}:${pair.marketId}`)) rule.moveHolding = true;
       if (firstOfToken && !dropped.delete(pair.token)) {
         tokensChanged = true;
         // The price remembered from before nobody followed the token is stale: forget it before

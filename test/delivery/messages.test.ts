@@ -24,6 +24,17 @@ function price(type: string, threshold: number, previous: number | null, now: nu
   };
 }
 
+/** A window-move firing: measured from `from` (the window's lowest or highest price) to `now`. */
+function move(type: string, points: number, window: string, from: number, now: number) {
+  const payload = price(type, points, from, now, {
+    window,
+    windowStartValue: from,
+    windowStartTimeMs: pricePayload.detectedAtMs - 40 * 60_000,
+    movePoints: Math.round((now - from) * 1e11) / 1e9,
+  });
+  return { ...payload, subscriptionTypeConfig: { type, config: { params: { threshold_percent: points, window } } } };
+}
+
 const fired = (payload: Record<string, unknown>, rule: FiredAlert['rule'] = activeRule): FiredAlert => ({ payload, rule });
 
 const CASES: Record<string, FiredAlert[]> = {
@@ -35,6 +46,9 @@ const CASES: Record<string, FiredAlert[]> = {
   'crossing-step-down': [fired(price('Crossing Step', 10, 0.52, 0.39, { levels: [0.5, 0.4] }))],
   'greater-than': [fired(price('Greater Than', 70, null, 0.72))],
   'less-than': [fired(price('Less Than', 10, 0.12, 0.08))],
+  'moves-up-by': [fired(move('Moves Up By', 10, '1h', 0.48, 0.58))],
+  'moves-down-by': [fired(move('Moves Down By', 5, '15m', 0.62, 0.555))],
+  'moves-by-either-way': [fired(move('Moves By', 1, '24h', 0.3, 0.29))],
   'large-trade': [
     fired({
       ...price('Large Trade', 0, null, 0.62, { tradePrice: 0.62, tradeSize: 40_967.74, tradeSide: 'BUY', tradeUsd: 25_400, transactionHash: '0xabc' }),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PRICE_RULE_TYPES, TRIGGER_INTERVAL_MS, TRIGGER_INTERVALS } from '../../src/domain/enums.js';
+import { MOVE_RULE_TYPES, MOVE_WINDOWS, PRICE_RULE_TYPES, TRIGGER_INTERVAL_MS, TRIGGER_INTERVALS, isMoveRuleType } from '../../src/domain/enums.js';
 import { RuleIndex } from '../../src/engine/index.js';
 import { ReferenceEvaluator } from '../../src/engine/reference.js';
 import { CROSSING_STEP, thresholdFraction, type CompiledRule, type Firing } from '../../src/engine/rules.js';
@@ -12,6 +12,11 @@ const MIN = 60_000;
 const gridFraction = fc.integer({ min: 1, max: 99 }).map(thresholdFraction);
 const anyFraction = fc.double({ min: 0, max: 1, noNaN: true });
 const threshold = fc.oneof(gridFraction, anyFraction, fc.constantFrom(0.1 * 3, 0.3, 0.25, 0.5, 0.7));
+// Window moves: mostly a few points on the grid (so ticks reach them), sometimes any fraction.
+const movePoints = fc.oneof(
+  { arbitrary: fc.integer({ min: 1, max: 30 }).map(thresholdFraction), weight: 4 },
+  { arbitrary: anyFraction, weight: 1 },
+);
 const step = fc.constantFrom(0.05, 0.1, 0.25, 0.5, 0.2, 0.3, 0.07, 1 / 3, 0.01);
 const price = fc.oneof(
   { arbitrary: fc.integer({ min: 0, max: 20 }).map((i) => i / 20), weight: 3 },
@@ -28,14 +33,16 @@ const rearmPoints = fc.oneof(
   { arbitrary: fc.double({ min: 0, max: 50, noNaN: true }), weight: 1 },
 );
 
-const ruleSpec = (maxRules: number) => fc.record({
+const ruleSpec = (maxRules: number, types: readonly CompiledRule['type'][] = [...PRICE_RULE_TYPES, ...MOVE_RULE_TYPES]) => fc.record({
   ruleId: fc.integer({ min: 0, max: maxRules - 1 }),
   subscriptionId: fc.constantFrom('s1', 's2', 's3'),
   marketId: fc.constantFrom('m1', 'm2'),
   token: fc.constantFrom(...TOKENS),
-  type: fc.constantFrom(...PRICE_RULE_TYPES),
+  type: fc.constantFrom(...types),
   threshold,
   step,
+  movePoints,
+  window: fc.constantFrom(...MOVE_WINDOWS),
   oneTime: fc.boolean(),
   interval: fc.constantFrom(...TRIGGER_INTERVALS),
   expiresInMs: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.integer({ min: 0, max: 48 * 60 * MIN }), weight: 1 }),
@@ -43,6 +50,7 @@ const ruleSpec = (maxRules: number) => fc.record({
   firedAgoMs: fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 24 * 60 * MIN }), weight: 1 }),
   rearmPoints: rearmPoints,
   rearmAfter: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.constantFrom('up' as const, 'down' as const), weight: 1 }),
+  moveHolding: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
 });
 type RuleSpec = ReturnType<typeof ruleSpec> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -53,7 +61,8 @@ function compile(spec: RuleSpec, nowMs: number): CompiledRule {
     marketId: spec.marketId,
     token: spec.token,
     type: spec.type,
-    threshold: spec.type === CROSSING_STEP ? spec.step : spec.threshold,
+    threshold: spec.type === CROSSING_STEP ? spec.step : isMoveRuleType(spec.type) ? spec.movePoints : spec.threshold,
+    ...(isMoveRuleType(spec.type) ? { window: spec.window, moveHolding: spec.moveHolding } : {}),
     oneTime: spec.oneTime,
     intervalMs: TRIGGER_INTERVAL_MS[spec.interval],
     expiresAtMs: spec.expiresInMs === null ? null : nowMs + spec.expiresInMs,
@@ -64,10 +73,10 @@ function compile(spec: RuleSpec, nowMs: number): CompiledRule {
   };
 }
 
-const operation = (maxRules: number) => fc.oneof(
+const operation = (maxRules: number, types?: readonly CompiledRule['type'][]) => fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('tick' as const), token: fc.constantFrom(...TOKENS), price }), weight: 16 },
-  { arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(0, 1, 1000, MIN, 5 * MIN, 30 * MIN, 6 * 60 * MIN) }), weight: 5 },
-  { arbitrary: fc.record({ op: fc.constant('add' as const), rule: ruleSpec(maxRules) }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(0, 1, 1000, MIN, 5 * MIN, 10 * MIN, 30 * MIN, 6 * 60 * MIN) }), weight: 5 },
+  { arbitrary: fc.record({ op: fc.constant('add' as const), rule: ruleSpec(maxRules, types) }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant('remove' as const), ruleId: fc.integer({ min: 0, max: maxRules - 1 }) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant('enable' as const), ruleId: fc.integer({ min: 0, max: maxRules - 1 }), enabled: fc.boolean() }), weight: 2 },
   { arbitrary: fc.record({ op: fc.constant('set' as const), token: fc.constantFrom(...TOKENS), price }), weight: 3 },
@@ -97,12 +106,12 @@ function apply(e: RuleIndex | ReferenceEvaluator, op: Operation, nowMs: number):
 }
 
 /** Runs random rule sets and operation sequences on both; returns how many firings were compared. */
-function compareRuns(maxRules: number, numRuns: number): number {
+function compareRuns(maxRules: number, numRuns: number, types?: readonly CompiledRule['type'][]): number {
   let fired = 0;
   fc.assert(
     fc.property(
-      fc.array(ruleSpec(maxRules), { minLength: 4, maxLength: maxRules, size: 'max' }),
-      fc.array(operation(maxRules), { minLength: 1, maxLength: 120, size: 'max' }),
+      fc.array(ruleSpec(maxRules, types), { minLength: 4, maxLength: maxRules, size: 'max' }),
+      fc.array(operation(maxRules, types), { minLength: 1, maxLength: 120, size: 'max' }),
       (initial, ops) => {
         const index = new RuleIndex();
         const reference = new ReferenceEvaluator();
@@ -131,5 +140,13 @@ describe('RuleIndex against the reference evaluator', () => {
 
   it('fires exactly the same firings with hundreds of rules per token', () => {
     expect(compareRuns(400, 100)).toBeGreaterThan(1000);
+  });
+
+  it('fires exactly the same window moves (move rules only, with their details)', () => {
+    expect(compareRuns(24, 1000, MOVE_RULE_TYPES)).toBeGreaterThan(1000);
+  });
+
+  it('fires exactly the same window moves with hundreds of move rules per token', () => {
+    expect(compareRuns(400, 60, MOVE_RULE_TYPES)).toBeGreaterThan(1000);
   });
 });

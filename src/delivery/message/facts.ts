@@ -1,6 +1,6 @@
 import { encodeButton } from '../../domain/button-actions.js';
 import { cutText } from '../../text/cut.js';
-import { NOTIFICATION_TYPE, PRICE_RULE_TYPES, type PriceRuleType } from '../../domain/enums.js';
+import { NOTIFICATION_TYPE, PRICE_RULE_TYPES, isMoveRuleType, type PriceRuleType } from '../../domain/enums.js';
 import { child, num, parseJsonArray, str } from '../senders/summary.js';
 import { tradeWording } from './trade-facts.js';
 
@@ -115,6 +115,8 @@ interface PriceReading {
   price: number | undefined;
   previous: number | undefined;
   levels: number[];
+  /** The payload's `detectionDetails` (what the extension types add there). */
+  details: unknown;
 }
 
 function readPrice(payload: Record<string, unknown>): PriceReading {
@@ -126,6 +128,7 @@ function readPrice(payload: Record<string, unknown>): PriceReading {
     price: num(payload, 'detectedValue'),
     previous: previousOf(payload),
     levels: levelsOf(payload),
+    details: child(payload, 'detectionDetails'),
   };
 }
 
@@ -147,6 +150,7 @@ function priceWording(r: PriceReading): { headline: string; short: string; tone:
   const dir = direction(r);
   const arrow = dir ? `${ARROW[dir]} ` : '';
   const tone: Tone = dir ?? 'neutral';
+  if (r.type !== undefined && isMoveRuleType(r.type)) return moveWording(r);
   const type = r.type as PriceRuleType | undefined;
   switch (type) {
     case CROSSING:
@@ -168,6 +172,23 @@ function priceWording(r: PriceReading): { headline: string; short: string; tone:
     default:
       return { headline: 'Price alert', short: 'alert', tone };
   }
+}
+
+/**
+ * A window move: "⬆ Up 12 points in 1h" (the move seen, the subject line shows from where to
+ * where); the short name is the rule's own, "up 10 in 1h".
+ */
+function moveWording(r: PriceReading): { headline: string; short: string; tone: Tone } {
+  const points = num(r.details, 'movePoints');
+  const window = str(r.details, 'window') ?? '';
+  const rule = r.threshold === undefined ? '' : ` ${Number(r.threshold.toFixed(2))}`;
+  const dir = points === undefined || points === 0 ? direction(r) : points > 0 ? 'up' : 'down';
+  const size = points === undefined ? rule : ` ${Number(Math.abs(points).toFixed(2))}`;
+  const unit = size === ' 1' ? 'point' : 'points';
+  const within = window ? ` in ${window}` : '';
+  if (!dir) return { headline: `Moved${size} ${unit}${within}`, short: `move${rule}${within}`, tone: 'neutral' };
+  const verb = dir === 'up' ? 'Up' : 'Down';
+  return { headline: `${ARROW[dir]} ${verb}${size} ${unit}${within}`, short: `${dir}${rule}${within}`, tone: dir };
 }
 
 /** The snooze spans a message offers, beside Pause and Delete (a row of five fits Discord). */

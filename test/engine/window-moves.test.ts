@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { thresholdFraction, type AlertEvaluator, type Firing } from '../../src/engine/rules.js';
+import { implementations, rule } from './support.js';
+
+// Window moves on both evaluators, case by case (the property test compares them at random).
+
+const MIN = 60_000;
+const T0 = 1_000_000_000;
+
+function feed(e: AlertEvaluator, prices: Array<[minute: number, price: number]>, token = 'yes-1'): Firing[] {
+  return prices.flatMap(([minute, price]) => [...e.tick(token, price, T0 + minute * MIN)]);
+}
+
+describe.each(implementations)('window moves (%s)', (_name, make) => {
+  it('a rise spread over two hours does not fire a 1h rule; the same rise within 40 minutes does', () => {
+    const e = make();
+    e.add(rule({ ruleId: 1, type: 'Moves Up By', threshold: thresholdFraction(10), window: '1h' }), T0);
+    expect(feed(e, [[0, 0.4], [40, 0.43], [80, 0.47], [120, 0.5]])).toEqual([]);
+    // Hours later, 50 % → 60 % within 40 minutes (the later of two equal lowest prices counts).
+    const fired = feed(e, [[300, 0.5], [320, 0.55], [340, 0.6]]);
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toMatchObject({
+      ruleId: 1, ruleType: 'Moves Up By', previousPrice: 0.5, price: 0.6, atMs: T0 + 340 * MIN,
+      details: { window: '1h', windowStartValue: 0.5, windowStartTimeMs: T0 + 320 * MIN, movePoints: 10 },
+    });
+  });
+
+  it('a price held before a jump is the window start: held 2h at 40 %, then 50 % fires', () => {
+    const e = make();
+    e.add(rule({ ruleId: 1, type: 'Moves Up By', threshold: thresholdFraction(10), window: '1h' }), T0);
+    const fired = feed(e, [[0, 0.4], [120, 0.5]]);
+    expect(fired.map((f) => f.details)).toEqual([{ window: '1h', windowStartValue: 0.4, windowStartTimeMs: T0 + 120 * MIN, movePoints: 10 }]);
+  });
+
+  it('a long climb (more prices than the deques first hold) measures from the lowest in the window', () => {
+    const e = make();
+    e.add(rule({ ruleId: 1, type: 'Moves Up By', threshold: thresholdFraction(30), window: '1h', oneTime: true }), T0);
+    e.add(rule({ ruleId: 2, type: 'Moves By', threshold: thresholdFraction(2.5), window: '5m', oneTime: true }), T0);
+    e.add(rule({ ruleId: 4, type: 'Moves Up By', threshold: thresholdFraction(5), window: '5m', token: 'yes-2' }), T0);
+    e.add(rule({ ruleId: 3, type: 'Moves Down By', threshold: thresholdFraction(1), window: '24h', oneTime: true }), T0);
+    // +0.5 point a minute: 100 prices, each above the last.
+    const climb = Array.from({ length: 100 }, (_, i): [number, number] => [i, thresholdFraction(20 + i / 2)]);
+    const fired = feed(e, climb);
+    expect(fired.map((f) => [f.ruleId, f.details!.movePoints, f.details!.windowStartValue])).toEqual([
+      [2, 2.5, 0.2], // 5m: 20 % → 22.5 % at minute 5
+      [1, 30, 0.2], // 1h: 20 % → 50 % at minute 60
+    ]);
+    expect(fired.map((f) => f.atMs)).toEqual([T0 + 5 * MIN, T0 + 60 * MIN]);
+    // Only a 5m window on this token: the deques drop what it no longer reads as they fill.
+    expect(feed(e, climb, 'yes-2')).toEqual([]);
+    expect(feed(e, [[100, 0.75]], 'yes-2').map((f) => f.details)).toEqual([{ window: '5m', windowStartValue: 0.675, windowStartTimeMs: T0 + 96 * MIN, movePoints: 7.5 }]);
+    // Then a fall of 1 point from the day's highest (69.5 %).
+    expect(feed(e, [[100, 0.685]]).map((f) => [f.ruleId, f.details!.movePoints, f.details!.windowStartValue])).toEqual([[3, -1, 0.695]]);
+  });
+
+  it('Recurring: holds while the move lasts, re-arms when it is gone, waits out its interval', () => {
+    const e = make();
+    e.add(rule({ ruleId: 1, type: 'Moves By', threshold: thresholdFraction(5), window: '15m', intervalMs: 30 * MIN }), T0);
+    expect(feed(e, [[0, 0.5], [1, 0.56]])).toHaveLength(1); // up 6
+    expect(feed(e, [[2, 0.6], [3, 0.62]])).toEqual([]); // the same move, still holding
+    expect(feed(e, [[20, 0.6]])).toEqual([]); // 15 minutes on: moved 2 only, re-armed (paused until minute 31)
+    expect(feed(e, [[25, 0.52]])).toEqual([]); // down 8, but in the pause
+    const again = feed(e, [[32, 0.51]]); // the pause is over and the fall from 60 % still holds
+    expect(again.map((f) => f.details)).toEqual([{ window: '15m', windowStartValue: 0.62, windowStartTimeMs: T0 + 20 * MIN, movePoints: -11 }]);
+  });
+
+  it('a forgotten price empties the windows; paused rules do not fire; a restart fires on the next price only', () => {
+    const e = make();
+    e.add(rule({ ruleId: 1, type: 'Moves Up By', threshold: thresholdFraction(10), window: '4h' }), T0);
+    feed(e, [[0, 0.3]]);
+    e.forgetPrice('yes-1');
+    expect(feed(e, [[1, 0.45], [2, 0.5]])).toEqual([]);
+    e.setEnabled(1, false, T0 + 3 * MIN);
+    expect(feed(e, [[3, 0.6]])).toEqual([]);
+    expect(e.setEnabled(1, true, T0 + 4 * MIN)).toEqual([]);
+    expect(feed(e, [[5, 0.61]]).map((f) => f.details!.movePoints)).toEqual([16]);
+  });
+});
