@@ -8,6 +8,7 @@ import {
   STATUS_REASONS,
   SUBSCRIPTION_SCOPES,
   SUBSCRIPTION_TYPES,
+  TOKEN_KINDS,
   TRADE_SIDES,
   TRIGGER_INTERVALS,
   TRIGGER_TYPES,
@@ -155,6 +156,7 @@ export const TokenList = z.strictObject({
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
       expiresAt: z.string().nullable(),
+      kind: z.enum(TOKEN_KINDS).meta({ description: '`session`: a web console sign-in; revoking it signs that browser out' }),
     }),
   ),
 });

@@ -5,6 +5,7 @@ import { alertsCommand, deleteCommand, pauseCommand, resumeCommand } from './ale
 import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
 import { linkCommand } from './link.js';
+import { loginCommand } from './login.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
@@ -52,6 +53,7 @@ export const COMMANDS: readonly Command[] = [
   tokensCommand,
   revokeCommand,
   linkCommand,
+  loginCommand,
 ];
 
 const byName = new Map(COMMANDS.map((c) => [c.name, c]));

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { TOKEN_REVOKED } from '../../db/coordination.js';
+import type { TokenKind } from '../../domain/enums.js';
 import type { AccountRef } from '../context.js';
 
 /** What a token check read from the database, kept to answer the next checks of the same token. */
@@ -8,6 +9,7 @@ export interface CheckedToken {
   account: AccountRef;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  kind: TokenKind;
   /** When it was read (ms): entries are read again after MAX_AGE_MS. */
   readAt: number;
 }
