@@ -282,7 +282,7 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     expect(await page.getByLabel('In Discord, send').inputValue()).toBe(words.replace('/link ', '/link code:'));
     expect(await card.getByTestId('link-code').textContent()).toMatch(/It works once, until .* \(about 10 minutes\)/);
     await card.getByRole('button', { name: `Copy: ${words}` }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(words);
+    await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe(words);
     await expect.poll(() => card.textContent()).toContain('Copied.');
 
     // Sent to the Telegram bot (once the bot is up: it connects in the background).
