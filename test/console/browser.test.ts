@@ -310,6 +310,15 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     await card.getByRole('button', { name: 'Unlink Telegram' }).click();
     await expect.poll(() => telegramRow.textContent()).toBe('Telegramnot linked');
     expect(asked).toMatch(/^Unlink Telegram user 8801\?.*new, empty account of their own/s);
+
+    // The code still shown now serves Telegram again; a link undone elsewhere meanwhile is named.
+    expect(await telegramSays(8802, await page.getByLabel('In Telegram, send').inputValue())).toMatch(/^Linked/);
+    await expect.poll(() => telegramRow.textContent(), { timeout: 10_000 }).toMatch(/linked: user 8802/);
+    await fetch(`${service.url}/links/telegram`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await card.getByRole('button', { name: 'Unlink Telegram' }).click();
+    await expect.poll(() => card.getByRole('alert').textContent()).toBe('No telegram user is linked to this account');
+    expect(await telegramRow.textContent()).toBe('Telegramnot linked');
     await page.reload();
     await expect.poll(() => telegramRow.textContent()).toBe('Telegramnot linked');
     expect(errors).toEqual([]);

@@ -64,7 +64,13 @@ export function LinkedAccounts({ me }: { me: Me }) {
           `To link again, make a new code here.`,
       );
       if (!ok) return;
-      await api('DELETE', `/links/${p.id}`);
+      try {
+        await api('DELETE', `/links/${p.id}`);
+      } catch (err) {
+        // Unlinked meanwhile (another tab, the API): the 404 says so, and the rows show what is true now.
+        setLinks((await api<Me>('GET', '/me').catch(() => ({ links }))).links);
+        throw err;
+      }
       setLinks({ ...links, [p.id]: null });
       setNews(`${p.name} is no longer linked.`);
     });
