@@ -48,6 +48,11 @@ export interface Me {
   createdAt: string;
   links: { discord: string | null; telegram: string | null };
 }
+/** `POST /links`: a one-time code for `/link <code>` in Telegram or Discord. */
+export interface LinkCode {
+  code: string;
+  expiresAt: string;
+}
 export interface Notification {
   id: string;
   createdAt: string;

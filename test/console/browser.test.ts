@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookSecret } from '../../src/bots/telegram/index.js';
 import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { insertAccountWithToken } from '../../src/services/accounts/index.js';
 import { issueLoginCode } from '../../src/services/sessions/index.js';
+import { startFakeBotApi, type FakeBotApi } from '../bots/fake-bot-api.js';
 import { startReceiver, type Receiver } from '../delivery/support/receiver.js';
 import { createTestDatabase, engineName } from '../support/db.js';
 import { TEST_SETTINGS } from '../support/context.js';
@@ -24,6 +26,8 @@ const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 
 let service: RunningService;
 let receiver: Receiver;
+let telegramApi: FakeBotApi;
+const TELEGRAM_TOKEN = '123456:CONSOLE-token';
 let browser: Browser;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let dataDir: string;
@@ -33,6 +37,8 @@ let hookFails = false;
 beforeAll(async () => {
   if (!haveChromium) return;
   receiver = await startReceiver((_req, res) => res.writeHead(hookFails ? 503 : 200).end(hookFails ? 'down' : 'ok'));
+  // The Telegram bot in webhook mode: the test posts updates to the service as Telegram would.
+  telegramApi = await startFakeBotApi(TELEGRAM_TOKEN);
   database = await createTestDatabase();
   dataDir = await mkdtemp(path.join(tmpdir(), 'oddswatch-console-'));
   const config = parseConfig({
@@ -42,7 +48,10 @@ beforeAll(async () => {
     VENUE: 'simulator',
     SIMULATOR_PORT: '0',
     SIMULATOR_RANDOM_WALK: 'false',
-    ROLES: 'api,engine,worker,sync',
+    ROLES: 'api,engine,worker,sync,bots',
+    TELEGRAM_BOT_TOKEN: TELEGRAM_TOKEN,
+    TELEGRAM_API_URL: telegramApi.url,
+    TELEGRAM_WEBHOOK_URL: 'https://bots.example.com/telegram',
     WEBHOOK_RETRY_DELAY_MS: '50',
   });
   service = await startService(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), { database });
@@ -54,6 +63,7 @@ afterAll(async () => {
   await service?.stop();
   await database?.drop();
   await receiver?.close();
+  await telegramApi?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -62,7 +72,34 @@ const movePrice = (marketId: string, price: number) =>
   fetch(`${service.venue.controlUrl}/markets/${marketId}/price`, { method: 'POST', headers: json, body: JSON.stringify({ price }) });
 
 /** From the navigation's start to the console's first view on screen, as the page marked it. */
-const firstViewMs = (page: Page) => page.evaluate(() => performance.getEntriesByName('console:first-view')[0]!.startTime);
+// The page marks it in an effect, which runs just after the render the test saw: waited for.
+const firstViewMs = async (page: Page) =>
+  (await page.waitForFunction(() => performance.getEntriesByName('console:first-view')[0]?.startTime)).jsonValue() as Promise<number>;
+
+let updateId = 1;
+/** What the Telegram user reads after sending `text` to the bot privately (delivered like Telegram's webhook). */
+async function telegramSays(fromId: number, text: string): Promise<string> {
+  const before = telegramApi.callsTo('sendMessage').length;
+  const update = {
+    update_id: updateId++,
+    message: {
+      message_id: updateId,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: fromId, type: 'private', first_name: 'U' },
+      from: { id: fromId, is_bot: false, first_name: `User ${fromId}` },
+      text,
+      entities: [{ type: 'bot_command', offset: 0, length: text.split(' ')[0]!.length }],
+    },
+  };
+  const res = await fetch(`${service.url}/telegram`, {
+    method: 'POST',
+    headers: { ...json, 'x-telegram-bot-api-secret-token': webhookSecret(TELEGRAM_TOKEN) },
+    body: JSON.stringify(update),
+  });
+  expect(res.status).toBe(200);
+  await expect.poll(() => telegramApi.callsTo('sendMessage').length, { timeout: 5000 }).toBe(before + 1);
+  return telegramApi.callsTo('sendMessage').at(-1)!.body.text as string;
+}
 
 async function shot(page: Page, name: string) {
   if (!SCREENSHOTS) return;
@@ -219,6 +256,73 @@ describe.skipIf(!haveChromium)(`the web console in Chromium, against the whole s
     await again.goto(link);
     await expect.poll(() => again.getByRole('alert').textContent()).toMatch(/invalid, used or expired/);
     await second.close();
+  });
+
+  it('links a Telegram user from Settings with a one-time code, sees it linked, and unlinks it', async () => {
+    const { token } = await insertAccountWithToken(service.database.db, {});
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(`${service.url}/app/settings`);
+    await page.getByLabel('API token').fill(token);
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const card = page.getByTestId('linked-accounts');
+    const telegramRow = card.getByTestId('link-telegram');
+    await expect.poll(() => telegramRow.textContent()).toBe('Telegramnot linked');
+
+    // A code, with the exact words to send each bot, copyable.
+    await card.getByRole('button', { name: 'Link a chat account' }).click();
+    const telegramWords = page.getByLabel('In Telegram, send');
+    await telegramWords.waitFor();
+    const words = await telegramWords.inputValue();
+    expect(words).toMatch(/^\/link [0-9A-Z]{5}-[0-9A-Z]{5}$/);
+    expect(await page.getByLabel('In Discord, send').inputValue()).toBe(words.replace('/link ', '/link code:'));
+    expect(await card.getByTestId('link-code').textContent()).toMatch(/It works once, until .* \(about 10 minutes\)/);
+    await card.getByRole('button', { name: `Copy: ${words}` }).click();
+    await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe(words);
+    await expect.poll(() => card.textContent()).toContain('Copied.');
+
+    // Sent to the Telegram bot (once the bot is up: it connects in the background).
+    await expect.poll(async () => JSON.stringify(await (await fetch(`${service.url}/readyz`)).json()), { timeout: 10_000 }).toMatch(/"telegram".*"connected"|"connected".*"telegram"/);
+    expect(await telegramSays(8801, words)).toMatch(/^Linked: from now on you act here as the account that made this code/);
+    // The open page notices without a reload; a reload shows the same.
+    await expect.poll(() => card.textContent(), { timeout: 10_000 }).toContain('Telegram user 8801 is now linked to this account.');
+    expect(await card.getByTestId('link-code').count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => telegramRow.textContent()).toMatch(/Telegramlinked: user 8801\s*Unlink/);
+    expect(await card.getByTestId('link-discord').textContent()).toBe('Discordnot linked');
+
+    // A second code is for Discord only now.
+    await card.getByRole('button', { name: 'Link a chat account' }).click();
+    await page.getByLabel('In Discord, send').waitFor();
+    expect(await page.getByLabel('In Telegram, send').count()).toBe(0);
+    await shot(page, 'settings-linking');
+
+    // Unlinking, after a confirmation that says what it means.
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      void dialog.accept();
+    });
+    await card.getByRole('button', { name: 'Unlink Telegram' }).click();
+    await expect.poll(() => telegramRow.textContent()).toBe('Telegramnot linked');
+    expect(asked).toMatch(/^Unlink Telegram user 8801\?.*new, empty account of their own/s);
+
+    // The code still shown now serves Telegram again; a link undone elsewhere meanwhile is named.
+    expect(await telegramSays(8802, await page.getByLabel('In Telegram, send').inputValue())).toMatch(/^Linked/);
+    await expect.poll(() => telegramRow.textContent(), { timeout: 10_000 }).toMatch(/linked: user 8802/);
+    await fetch(`${service.url}/links/telegram`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await card.getByRole('button', { name: 'Unlink Telegram' }).click();
+    await expect.poll(() => card.getByRole('alert').textContent()).toBe('No telegram user is linked to this account');
+    expect(await telegramRow.textContent()).toBe('Telegramnot linked');
+    await page.reload();
+    await expect.poll(() => telegramRow.textContent()).toBe('Telegramnot linked');
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it('is usable from the keyboard alone, and follows the light or dark preference', async () => {

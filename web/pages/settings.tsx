@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, type Me, type TokenSummary } from '../api.js';
 import { when } from '../format.js';
+import { LinkedAccounts } from './linked-accounts.js';
 
 /** Tokens and sessions, the webhook signing secret, and the chat accounts linked to this one. */
 export function Settings({ me }: { me: Me }) {
@@ -123,16 +124,7 @@ export function Settings({ me }: { me: Me }) {
         </div>
       </article>
 
-      <article class="card">
-        <h2>Linked chat accounts</h2>
-        <dl>
-          <dt>Telegram</dt>
-          <dd>{me.links.telegram ?? 'not linked'}</dd>
-          <dt>Discord</dt>
-          <dd>{me.links.discord ?? 'not linked'}</dd>
-        </dl>
-        <p class="meta">Account {me.userId}, since {when(me.createdAt)}</p>
-      </article>
+      <LinkedAccounts me={me} />
     </section>
   );
 }
