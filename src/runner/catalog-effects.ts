@@ -11,6 +11,17 @@ import type { CatalogChange, Closing } from './catalog-notices.js';
 // The database side of a catalog change: what it reads (the event, the catalog rules it concerns)
 // and what it writes (their notices and status, the closings). Decisions come from catalog-notices.ts.
 
+/** What a status notice of a rule names and where it goes: its watchlist's name and its channels in order. */
+export async function noticeTargets(tx: Db, sub: { id: string; watchlistId: string }): Promise<{ watchlistName: string; channels: ChannelRow[] }> {
+  const [wl] = await tx.select({ name: watchlists.name }).from(watchlists).where(eq(watchlists.id, sub.watchlistId));
+  const channels: ChannelRow[] = await tx
+    .select({ position: subscriptionChannels.position, type: subscriptionChannels.type, settings: subscriptionChannels.settings })
+    .from(subscriptionChannels)
+    .where(eq(subscriptionChannels.subscriptionId, sub.id))
+    .orderBy(asc(subscriptionChannels.position));
+  return { watchlistName: wl?.name ?? '', channels };
+}
+
 /** The changed event with its markets in display order; undefined when the event is gone. */
 export async function loadEvent(db: Db, eventId: string) {
   const [event] = await db.select().from(catalogEvents).where(eq(catalogEvents.id, eventId));
@@ -52,17 +63,12 @@ export async function notifySubscription(
     const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for('update');
     const next = sub && transition(statusOf(sub), { kind: 'catalog notified' });
     if (!sub || next?.kind !== 'change') return;
-    const [wl] = await tx.select({ name: watchlists.name }).from(watchlists).where(eq(watchlists.id, sub.watchlistId));
-    const channels: ChannelRow[] = await tx
-      .select({ position: subscriptionChannels.position, type: subscriptionChannels.type, settings: subscriptionChannels.settings })
-      .from(subscriptionChannels)
-      .where(eq(subscriptionChannels.subscriptionId, sub.id))
-      .orderBy(asc(subscriptionChannels.position));
+    const { watchlistName, channels } = await noticeTargets(tx, sub);
     const id = await writeNotificationOnce(tx, {
       accountId: sub.accountId,
       subscriptionId: sub.id,
       type: base.type,
-      payload: subscriptionStatusPayload(base, sub, wl?.name ?? '', channels),
+      payload: subscriptionStatusPayload(base, sub, watchlistName, channels),
       dedupeKey: `${sub.id}:${noticeSubject(base)}`,
       channels,
     }, batching);

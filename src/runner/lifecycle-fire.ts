@@ -1,10 +1,11 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { subscriptionChannels, subscriptionMarketState, subscriptions, watchlists } from '../db/schema/index.js';
+import { subscriptionMarketState, subscriptions } from '../db/schema/index.js';
 import { DEFAULT_TRIGGER_INTERVAL, TRIGGER_INTERVAL_MS } from '../domain/enums.js';
 import { statusColumns, statusOf, transition } from '../domain/subscription-status.js';
 import { writeNotificationOnce, type BatchingOptions } from '../delivery/enqueue.js';
-import { lifecyclePayload, type ChannelRow, type StatusPayloadBase } from '../delivery/payloads.js';
+import { lifecyclePayload, type StatusPayloadBase } from '../delivery/payloads.js';
+import { noticeTargets } from './catalog-effects.js';
 
 // Writes one Resolution or Closing Soon firing of one rule on one market, with the rule semantics
 // the price rules have (fire.ts): a paused or expired rule never fires, One Time is spent by its
@@ -51,19 +52,14 @@ export async function writeLifecycleFiring(
     if (last !== null && firing.detectedAt.getTime() < last + intervalMs) return 'skipped';
   }
   if (beforeWrite && !(await beforeWrite())) return 'duplicate';
-  const [wl] = await tx.select({ name: watchlists.name }).from(watchlists).where(eq(watchlists.id, sub.watchlistId));
-  const channels: ChannelRow[] = await tx
-    .select({ position: subscriptionChannels.position, type: subscriptionChannels.type, settings: subscriptionChannels.settings })
-    .from(subscriptionChannels)
-    .where(eq(subscriptionChannels.subscriptionId, sub.id))
-    .orderBy(asc(subscriptionChannels.position));
+  const { watchlistName, channels } = await noticeTargets(tx, sub);
   const id = await writeNotificationOnce(
     tx,
     {
       accountId: sub.accountId,
       subscriptionId: sub.id,
       type: firing.base.type,
-      payload: lifecyclePayload(firing.base, sub, wl?.name ?? '', channels, firing.details),
+      payload: lifecyclePayload(firing.base, sub, watchlistName, channels, firing.details),
       dedupeKey: firing.dedupeKey,
       channels,
     },
