@@ -22,42 +22,42 @@ const PAUSED = 3;
  * newer and less so; a window's extreme is the entry at its head.
  */
 class ExtremeDeque {
-  until = new Float64Array(8);
-  price = new Float64Array(8);
+  /** Entry i: its price at 2i, its `until` at 2i + 1, side by side so a tick reads one cache line. */
+  buf = new Float64Array(16);
   tail = 0;
 
   constructor(private readonly lowest: boolean) {}
+
+  get capacity(): number {
+    return this.buf.length >> 1;
+  }
 
   /**
    * Ends the previous price at `atMs` and drops the entries `price` dominates (it lasts longer and
    * is as extreme); answers where `price` goes. The previous price is always the last entry.
    */
   drop(atMs: number, price: number): number {
-    const p = this.price;
+    const b = this.buf;
     let n = this.tail;
-    if (n > 0) this.until[n - 1] = atMs;
-    while (n > 0 && (this.lowest ? p[n - 1] >= price : p[n - 1] <= price)) n--;
+    if (n > 0) b[2 * n - 1] = atMs;
+    while (n > 0 && (this.lowest ? b[2 * n - 2] >= price : b[2 * n - 2] <= price)) n--;
     return n;
   }
 
   put(n: number, price: number): void {
-    this.price[n] = price;
-    this.until[n] = Infinity;
+    this.buf[2 * n] = price;
+    this.buf[2 * n + 1] = Infinity;
     this.tail = n + 1;
   }
 
-  /** Full: drops the `from` entries no window reads any more, or doubles the buffers. */
+  /** Full: drops the `from` entries no window reads any more, or doubles the buffer. */
   shift(from: number, n: number): void {
-    if ((n - from) * 2 > this.price.length) {
-      const price = new Float64Array(this.price.length * 2);
-      const until = new Float64Array(this.until.length * 2);
-      price.set(this.price.subarray(from, n));
-      until.set(this.until.subarray(from, n));
-      this.price = price;
-      this.until = until;
+    if ((n - from) * 2 > this.capacity) {
+      const buf = new Float64Array(this.buf.length * 2);
+      for (let i = 2 * from; i < 2 * n; i++) buf[i - 2 * from] = this.buf[i];
+      this.buf = buf;
     } else {
-      this.price.copyWithin(0, from, n);
-      this.until.copyWithin(0, from, n);
+      this.buf.copyWithin(0, 2 * from, 2 * n);
     }
   }
 }
@@ -280,7 +280,7 @@ export class MoveBook {
     const end = base + BLOCK;
     const low = windows.low;
     let n = low.drop(atMs, price);
-    if (n === low.price.length) {
+    if (n === low.capacity) {
       let from = n;
       for (let a = base; a < end; a += SLOT) if (hot[a + WIN] !== 0) from = Math.min(from, hot[a + LOW_HEAD]);
       low.shift(from, n);
@@ -290,7 +290,7 @@ export class MoveBook {
     low.put(n, price);
     const high = windows.high;
     let m = high.drop(atMs, price);
-    if (m === high.price.length) {
+    if (m === high.capacity) {
       let from = m;
       for (let a = base; a < end; a += SLOT) if (hot[a + WIN] !== 0) from = Math.min(from, hot[a + HIGH_HEAD]);
       high.shift(from, m);
@@ -311,23 +311,24 @@ export class MoveBook {
     const windows = this.tracks[tokenIndex]!;
     this.push(windows, nowMs, price);
     const hot = this.hot;
-    const { low, high } = windows;
-    const lastLow = low.tail - 1;
-    const lastHigh = high.tail - 1;
+    const lowBuf = windows.low.buf;
+    const highBuf = windows.high.buf;
+    const lastLow = windows.low.tail - 1;
+    const lastHigh = windows.high.tail - 1;
     for (let a = windows.base, end = a + BLOCK; a < end; a += SLOT) {
       const windowMs = hot[a + WIN];
       if (windowMs === 0) continue;
       // Moves the heads past the prices that stopped being displayed at or before the window's start.
       const cutoff = nowMs - windowMs;
       let h = hot[a + LOW_HEAD];
-      while (h < lastLow && low.until[h] <= cutoff) h++;
+      while (h < lastLow && lowBuf[2 * h + 1] <= cutoff) h++;
       hot[a + LOW_HEAD] = h;
       let g = hot[a + HIGH_HEAD];
-      while (g < lastHigh && high.until[g] <= cutoff) g++;
+      while (g < lastHigh && highBuf[2 * g + 1] <= cutoff) g++;
       hot[a + HIGH_HEAD] = g;
       // As `moveOf` says, rounded once for the three kinds.
-      const up = moveBetween(price, low.price[h]);
-      const down = moveBetween(high.price[g], price);
+      const up = moveBetween(price, lowBuf[2 * h]);
+      const down = moveBetween(highBuf[2 * g], price);
       const either = up >= down ? up : down;
       const upFires = up >= hot[a + MIN_ARMED] || up < hot[a + MAX_HOLDING];
       const downFires = down >= hot[a + MIN_ARMED + 2] || down < hot[a + MAX_HOLDING + 2];
@@ -335,10 +336,10 @@ export class MoveBook {
       if (!(upFires || downFires || eitherFires)) continue;
       const track = windows.slots[(a - windows.base) / SLOT]!;
       const w = track.extremes;
-      w.low = low.price[h];
-      w.lowAtMs = low.until[h];
-      w.high = high.price[g];
-      w.highAtMs = high.until[g];
+      w.low = lowBuf[2 * h];
+      w.lowAtMs = lowBuf[2 * h + 1];
+      w.high = highBuf[2 * g];
+      w.highAtMs = highBuf[2 * g + 1];
       if (upFires) this.evaluate(track, KIND_UP, up, price, nowMs, out);
       if (downFires) this.evaluate(track, KIND_DOWN, down, price, nowMs, out);
       if (eitherFires) this.evaluate(track, KIND_EITHER, either, price, nowMs, out);
