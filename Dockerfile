@@ -9,6 +9,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY drizzle ./drizzle
 COPY src ./src
+COPY web ./web
 RUN npm run build
 
 # Runtime dependencies only.

@@ -6,7 +6,8 @@
 //      sources with dist/.tsbuildinfo.
 //   2. esbuild: src/main.ts and its dependencies to one dist/main.js (role modules loaded on demand
 //      become chunks in dist/chunks/). Loading hundreds of small ES modules was ~0.7 s of each start.
-//   3. dist/pglite-image: an initialised, migrated PGlite folder that a first start copies instead
+//   3. bin/build-console.js: web/ (the browser console) to dist/console.
+//   4. dist/pglite-image: an initialised, migrated PGlite folder that a first start copies instead
 //      of running initdb (src/db/pglite-image.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -63,6 +64,9 @@ if (!built || statSync(bundle).mtimeMs < newest) {
     banner: { js: "import { createRequire as __oddswatchRequire } from 'node:module'; const require = __oddswatchRequire(import.meta.url);" },
   });
 }
+
+const consoleBuild = await import('./build-console.js');
+if (consoleBuild.consoleIsStale()) consoleBuild.buildConsole();
 
 const image = spawnSync(process.execPath, ['dist/db/build-image.js'], { cwd: root, stdio: 'inherit' });
 process.exit(image.status ?? 1);

@@ -48,6 +48,27 @@ const trustProxy = z
     return entries;
   });
 
+/**
+ * A bot allowlist: platform user or server ids separated by commas, as a set. Unset is "open to
+ * everyone" (undefined); a set list admits only its ids (docs/bots.md, "Who may use the bots").
+ */
+const idList = (what: string, pattern: RegExp, example: string) =>
+  z
+    .string()
+    .transform((v, ctx): ReadonlySet<string> => {
+      const ids = v.split(',').map((e) => e.trim()).filter(Boolean);
+      const bad = ids.filter((id) => !pattern.test(id));
+      if (ids.length === 0 || bad.length > 0) {
+        ctx.addIssue({ code: 'custom', message: `must be ${what} separated by commas (like ${example}); not understood: ${bad.join(', ') || v}` });
+        return z.NEVER;
+      }
+      return new Set(ids);
+    })
+    .optional();
+// Telegram user ids are positive integers; Discord ids are snowflakes (17 to 20 digits).
+const telegramUserIds = idList('Telegram user ids (numbers)', /^[1-9]\d{0,15}$/, '123456789,987654321');
+const discordIds = (what: string) => idList(what, /^[1-9]\d{16,19}$/, '123456789012345678');
+
 /** Outbox writers that are given no settings (tests, notices) use it too. */
 export const DEFAULT_DIGEST_HOUR = 9;
 
@@ -86,6 +107,11 @@ export const ConfigSchema = z.object({
     .trim()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be the 64 hex characters of the application public key')
     .optional(),
+  /** Unset: every Telegram user may use the bot. Set: only these user ids; nothing is stored for the rest. */
+  BOT_ALLOWED_TELEGRAM_USERS: telegramUserIds,
+  /** With either Discord list set, the bot answers in these servers, and these users anywhere (DMs too). */
+  BOT_ALLOWED_DISCORD_GUILDS: discordIds('Discord server (guild) ids'),
+  BOT_ALLOWED_DISCORD_USERS: discordIds('Discord user ids'),
   TELEGRAM_BOT_TOKEN: optionalText,
   TELEGRAM_API_URL: url.default('https://api.telegram.org'),
   TELEGRAM_WEBHOOK_URL: url.optional(),

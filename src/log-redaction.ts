@@ -76,6 +76,8 @@ const SECRET_SHAPES: [RegExp, Replacement][] = [
   [/\\nparams: (?:[^"\\]|\\.)*/g, `\\nparams: ${R}`],
   // API tokens and webhook signing secrets
   [/ow_[A-Za-z0-9_-]{8,}/g, `ow_${R}`],
+  // web console session secrets (the cookie's value) and /login codes
+  [/ow([sl])_[A-Za-z0-9_-]{8,}/g, (_match, kind) => `ow${kind}_${R}`],
   [/whsec_[A-Za-z0-9+/=]{8,}/g, `whsec_${R}`],
   // Telegram bot tokens (also inside https://api.telegram.org/bot<token>/…)
   [/\d+:[A-Za-z0-9_-]{35}/g, R],

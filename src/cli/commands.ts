@@ -16,9 +16,17 @@ export interface CommandEnv {
 type Runner = (env: CommandEnv, via: Via) => Promise<unknown>;
 type Via = { kind: 'service'; admin: AdminClient } | { kind: 'database'; database: Database };
 
-export const COMMANDS: Record<string, { usage: string; run: Runner }> = {
+export interface Command {
+  usage: string;
+  /** One line for `--help`. */
+  summary: string;
+  run: Runner;
+}
+
+export const COMMANDS: Record<string, Command> = {
   'accounts create': {
     usage: 'accounts create [--name <name>] [--json]',
+    summary: 'Create an account and its first API token (the token is shown once)',
     run: async ({ config, logger, options }, via) => {
       const input = typeof options.name === 'string' ? { name: options.name } : {};
       return via.kind === 'service'
@@ -28,6 +36,7 @@ export const COMMANDS: Record<string, { usage: string; run: Runner }> = {
   },
   'tokens create': {
     usage: 'tokens create --user <userId> [--name <name>] [--json]',
+    summary: 'Create another API token for an account',
     run: async ({ config, logger, options }, via) => {
       if (typeof options.user !== 'string') throw new Error('tokens create needs --user <userId>');
       const input = { userId: options.user, name: typeof options.name === 'string' ? options.name : undefined };
@@ -38,7 +47,8 @@ export const COMMANDS: Record<string, { usage: string; run: Runner }> = {
     },
   },
   migrate: {
-    usage: 'migrate',
+    usage: 'migrate [--json]',
+    summary: 'Apply the database migrations (the service also does at start)',
     run: async (_env, via) => {
       if (via.kind === 'service') return via.admin.call('/migrate', {});
       await migrate(via.database);
@@ -46,7 +56,8 @@ export const COMMANDS: Record<string, { usage: string; run: Runner }> = {
     },
   },
   'sync-once': {
-    usage: 'sync-once',
+    usage: 'sync-once [--json]',
+    summary: "Run one catalog sync pass now, instead of waiting for the next (SYNC_INTERVAL_MS)",
     run: async ({ config, logger }, via) => {
       if (via.kind === 'service') return via.admin.call('/sync-once', {});
       const venue = await startVenue(config, logger);
@@ -60,10 +71,38 @@ export const COMMANDS: Record<string, { usage: string; run: Runner }> = {
   },
 };
 
+/** What `--help` prints: every command with its one line, then the settings flags. */
+export function helpText(): string {
+  const commands = Object.values(COMMANDS);
+  const width = Math.max(...commands.map((c) => c.usage.length));
+  return [
+    'Usage: npm run -s cli -- <command> [options]   (or the package\'s `oddswatch` bin)',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options:',
+    '  --json              print only JSON on stdout, one line (logs and errors go to stderr)',
+    '  --help              this help',
+    '  --<setting>         any setting in kebab case, e.g. --data-dir ./data, --database-url postgres://…',
+    '',
+    'Every command works whether or not a service runs on the same DATA_DIR (it then asks the service).',
+  ].join('\n');
+}
+
+/** The command named by the first words of the command line, or undefined. */
+export function commandName(words: string[]): string | undefined {
+  for (const n of [2, 1]) {
+    const name = words.slice(0, n).join(' ');
+    if (words.length >= n && COMMANDS[name]) return name;
+  }
+  return undefined;
+}
+
 /** Runs a command through the running service when it holds the PGlite folder, else directly. */
 export async function runCommand(name: string, env: CommandEnv): Promise<unknown> {
   const command = COMMANDS[name];
-  if (!command) throw new Error(`Unknown command "${name}". Commands:\n  ${Object.values(COMMANDS).map((c) => c.usage).join('\n  ')}`);
+  if (!command) throw new Error(`Unknown command "${name}"`);
   if (!env.config.DATABASE_URL) {
     const admin = await findRunningService(env.config.DATA_DIR);
     if (admin) return command.run(env, { kind: 'service', admin });

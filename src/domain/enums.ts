@@ -149,3 +149,7 @@ export type CatalogChangeKind = (typeof CATALOG_CHANGE_KINDS)[number];
 
 export const ROLES = ['api', 'engine', 'worker', 'sync', 'bots'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** What an api_tokens row is: an API token, or a web console session (sent as a cookie). */
+export const TOKEN_KINDS = ['token', 'session'] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];

@@ -2,21 +2,27 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
-import { apiReference } from '@scalar/express-api-reference';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
+import { parse as parseCookies } from 'cookie';
 import { authenticateBearer, startTokenCheckCache } from '../services/tokens/index.js';
+import { authenticateSession, CSRF_HEADER } from '../services/sessions/index.js';
 import type { ServiceContext } from '../services/context.js';
 import { isServiceError } from '../services/errors.js';
+import { createDocsPage } from './docs-page.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics, type MetricSources } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { defaultConsoleDir, mountConsole } from './console.js';
 import { byAccountOrIp, byIp, minuteLimiter } from './rate-limit.js';
 import { createNotificationStream, type NotificationStreamOptions } from './notification-stream.js';
 import { expressPath, isStream, RawBody } from './route.js';
 import { routeTable } from './routes/index.js';
+import { SESSION_COOKIE, sessionCookieOptions, WithSessionCookie } from './session-cookie.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface AppDeps {
   config: Config;
@@ -35,6 +41,8 @@ export interface AppDeps {
   metricSources?: MetricSources;
   /** The clock tokens expire by (tests move it instead of waiting for an expiry). */
   now?: () => number;
+  /** The built web console (default dist/console, made by bin/build-console.js). */
+  consoleDir?: string;
 }
 
 export interface HttpApp {
@@ -80,12 +88,13 @@ export function createApp(deps: AppDeps): HttpApp {
     }),
   );
   app.use(metrics.middleware);
-  // The /docs page loads its renderer from a CDN; everything else gets helmet's strict defaults.
-  const docsHeaders = helmet({
-    contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'", 'https://cdn.jsdelivr.net'] } },
-  });
-  const strictHeaders = helmet();
-  app.use((req, res, next) => (req.path === '/docs' ? docsHeaders : strictHeaders)(req, res, next));
+  // The /docs page has a policy of its own (src/http/docs-page.ts); everything else gets helmet's
+  // strict defaults but upgrade-insecure-requests: a page served over plain http from another host
+  // than localhost (a LAN address) would have its own scripts fetched over https, which the service
+  // does not serve, and stay blank.
+  const docs = createDocsPage(logger);
+  const strictHeaders = helmet({ contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } });
+  app.use((req, res, next) => (req.path === '/docs' ? docs.headers : strictHeaders)(req, res, next));
   // Before the JSON parser, which would consume the body these need byte for byte.
   for (const hook of deps.webhooks ?? []) {
     if (hook.rawBody) app.post(hook.path, express.raw({ type: () => true, limit: config.BODY_LIMIT_BYTES }), hook.handler);
@@ -103,11 +112,18 @@ export function createApp(deps: AppDeps): HttpApp {
     logger.warn({ err }, 'token checks are not cached: could not follow revocation notices');
     return async () => {};
   });
+  // A Bearer header wins; without one, the console's session cookie (CSRF header on unsafe methods).
   const identify: RequestHandler = async (req, _res, next) => {
+    const deps = { database, config, logger: req.log };
+    const header = req.header('authorization');
+    const session = header === undefined ? parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE] || undefined : undefined;
     try {
-      req.auth = await authenticateBearer({ database, config, logger: req.log }, req.header('authorization'), new Date(now()));
+      req.auth =
+        session === undefined
+          ? await authenticateBearer(deps, header, new Date(now()))
+          : await authenticateSession(deps, session, { unsafe: !SAFE_METHODS.has(req.method), csrfToken: req.header(CSRF_HEADER) }, new Date(now()));
     } catch (err) {
-      if (!isServiceError(err) || err.kind !== 'unauthorized') throw err;
+      if (!isServiceError(err) || (err.kind !== 'unauthorized' && err.kind !== 'forbidden')) throw err;
       req.authRefused = err;
     }
     next();
@@ -123,7 +139,9 @@ export function createApp(deps: AppDeps): HttpApp {
   healthRoutes(app, { database, readiness: deps.readiness, registry: metrics.registry });
   const document = buildOpenApiDocument(routes, config.PUBLIC_URL);
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.get('/docs', apiReference({ url: '/openapi.json', pageTitle: 'Oddswatch API' } as never));
+  app.get('/docs', docs.page);
+  app.use('/docs', docs.assets);
+  mountConsole(app, deps.consoleDir ?? defaultConsoleDir());
 
   for (const route of routes) {
     if (isStream(route)) {
@@ -135,12 +153,16 @@ export function createApp(deps: AppDeps): HttpApp {
     const guards = route.auth === 'bearer' ? bearerGuards : [publicLimiter];
     app[route.method](expressPath(route.path), ...guards, async (req, res) => {
       const base = baseContext(req);
-      const request = { params: req.params as Record<string, string>, query: { ...req.query }, body: req.body, req };
+      const request = { params: req.params as Record<string, string>, query: { ...req.query }, body: req.body, req, now: new Date(now()) };
       const result =
         route.auth === 'bearer'
           ? await route.handler(bearerContext(base, req), request)
           : await route.handler(base, request);
-      if (result instanceof RawBody) res.status(route.status ?? 200).set(result.headers).type(result.contentType).send(result.body);
+      if (result instanceof WithSessionCookie) {
+        if (result.session) res.cookie(SESSION_COOKIE, result.session.secret, sessionCookieOptions(req, result.session.expiresAt));
+        else res.clearCookie(SESSION_COOKIE, sessionCookieOptions(req));
+        res.status(route.status ?? 200).json(result.body);
+      } else if (result instanceof RawBody) res.status(route.status ?? 200).set(result.headers).type(result.contentType).send(result.body);
       else res.status(route.status ?? 200).json(result);
     });
   }

@@ -5,7 +5,7 @@ declare global {
   namespace Express {
     interface Request {
       auth?: Authenticated;
-      /** Why the Bearer token was refused; raised after the rate limiter has counted the request. */
+      /** Why the Bearer token or session cookie was refused; raised after the rate limiter has counted the request. */
       authRefused?: ServiceError;
     }
   }

@@ -93,7 +93,10 @@ export function buildOpenApiDocument(routes: Route[], serverUrl?: string) {
       title: 'Oddswatch API',
       version: '0.0.1',
       license: { name: 'ISC', identifier: 'ISC' },
-      description: 'Watchlists and alerts for prediction markets. Authenticate with `Authorization: Bearer <token>`.',
+      description:
+        'Watchlists and alerts for prediction markets. Authenticate with `Authorization: Bearer <token>`. ' +
+        'The web console (/app) calls the same routes with the session cookie that `POST /sessions` sets; a change made with the cookie ' +
+        '(POST, PUT, PATCH, DELETE) also needs the `X-CSRF-Token` header, else 403.',
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },

@@ -8,6 +8,7 @@ import {
   STATUS_REASONS,
   SUBSCRIPTION_SCOPES,
   SUBSCRIPTION_TYPES,
+  TOKEN_KINDS,
   TRADE_SIDES,
   TRIGGER_INTERVALS,
   TRIGGER_TYPES,
@@ -133,6 +134,11 @@ export const Me = z.strictObject({
   links: z.strictObject({ discord: z.string().nullable(), telegram: z.string().nullable() }),
 });
 
+export const LinkCode = z.strictObject({
+  code: z.string().meta({ description: 'Send `/link <code>` to the Telegram or Discord bot; used once' }),
+  expiresAt: z.string(),
+});
+
 export const IssuedToken = z.strictObject({
   id: z.string(),
   token: z.string().meta({ description: 'Shown only in this answer' }),
@@ -150,6 +156,7 @@ export const TokenList = z.strictObject({
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
       expiresAt: z.string().nullable(),
+      kind: z.enum(TOKEN_KINDS).meta({ description: '`session`: a web console sign-in; revoking it signs that browser out' }),
     }),
   ),
 });

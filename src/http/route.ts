@@ -9,6 +9,8 @@ export interface RouteRequest {
   query: Record<string, unknown>;
   body: unknown;
   req: Request;
+  /** The app's clock (tests move it), for answers that depend on time such as a session's expiry. */
+  now: Date;
 }
 
 interface Common {

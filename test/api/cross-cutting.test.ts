@@ -37,6 +37,8 @@ describe(`cross-cutting behaviour (${engineName})`, () => {
     expect(res.headers['x-request-id']).toBe('abc-123');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    // Pages served over plain http on a LAN address must load their own scripts (src/http/app.ts).
+    expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
     expect(res.headers['x-powered-by']).toBeUndefined();
     const generated = await env.http.get('/healthz').set('X-Request-Id', 'bad id with spaces');
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

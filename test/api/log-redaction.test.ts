@@ -143,6 +143,16 @@ describe(`secrets stay out of the logs (${engineName})`, () => {
     expect(lines[1]!.msg).toBe('delivery to https://hooks.example.com/[redacted] failed');
   });
 
+  it("a console session's secret and a /login code are never logged", () => {
+    const log = capture();
+    const session = `ows_${'A1b2'.repeat(10)}xyz`;
+    const code = `owl_${'c3D4'.repeat(8)}`;
+    log.logger.warn({ cookie: `ow_session=${session}` }, `sign-in with ${code} refused`);
+    expect(log.text()).not.toContain(session.slice(4));
+    expect(log.text()).not.toContain(code.slice(4));
+    expect(log.lines()[0]!.msg).toBe('sign-in with owl_[redacted] refused');
+  });
+
   it("this machine's own listeners keep their path in the log (an operator copies them), but not their query", () => {
     const log = capture();
     log.logger.info({ controlUrl: 'http://127.0.0.1:3100/control', url: 'http://localhost:3000/docs?access_token=x1' }, 'venue simulator listening');

@@ -66,6 +66,8 @@ describe('the command layer', () => {
     const byTag = await runCommand(ctx, dm(1002), 'search tag:crypto');
     expect(byTag.text).toContain('Bitcoin above 100k');
     expect(byTag.text).not.toContain('Fed decision');
+    // A tag in any case, as people type it (#21).
+    expect((await runCommand(ctx, dm(1002), 'search tag:Crypto')).text).toBe(byTag.text);
     expect((await runCommand(ctx, dm(1002), 'search nothingmatcheszzz')).text).toMatch(/No open events/);
     // #16: words in any order, prefixes and a typo find what a person means.
     for (const words of ['bitc', 'june bitcoin', 'Bitcoin 100k', 'bitcoim jun']) {

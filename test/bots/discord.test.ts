@@ -136,7 +136,7 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     const put = api.callsTo('PUT', new RegExp(`^/v10/applications/${APP}/commands$`)).at(-1)!;
     expect(put.authorization).toBe('Bot discord-bot-token');
     const names = put.body.map((c: { name: string }) => c.name);
-    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'snooze', 'unsnooze', 'digest', 'rearm', 'quiet', 'timezone', 'enable', 'inbox', 'token', 'tokens', 'revoke']);
+    expect(names).toEqual(['help', 'search', 'watch', 'unwatch', 'watchlists', 'watchlist', 'alert', 'alerts', 'testalert', 'pause', 'resume', 'delete', 'snooze', 'unsnooze', 'digest', 'rearm', 'quiet', 'timezone', 'enable', 'inbox', 'token', 'tokens', 'revoke', 'link', 'login']);
     const alert = put.body.find((c: { name: string }) => c.name === 'alert');
     expect(alert.options.map((o: { name: string; autocomplete?: boolean }) => [o.name, Boolean(o.autocomplete)])).toEqual([
       ['market', true],
@@ -171,6 +171,17 @@ describe('the Discord bot against a local fake Discord REST API', () => {
     expect(body.data.components[0].components[0]).toMatchObject({ type: 2, custom_id: `watch:${event.id}` });
     // Fast: answered in one step, nothing deferred or edited afterwards.
     expect(followUps(i)).toEqual([]);
+  });
+
+  it('/login answers a one-time console sign-in link, seen by the caller alone, that signs in once', async () => {
+    const bot = makeBot();
+    const i = slash('8004', 'login', {}, { guild: '', channel: 'dm4' });
+    await bot.handleInteraction(i);
+    const content = callbackFor(i).data.content as string;
+    const code = decodeURIComponent(/\/app\/login#code=(\S+)/.exec(content)![1]!);
+    const first = await supertest(env.app).post('/sessions').send({ loginCode: code }).expect(201);
+    expect(first.body.userId).toBe((await findOrCreateChatAccount({ database: env.database }, { kind: 'discord', userId: '8004' })).id);
+    await supertest(env.app).post('/sessions').send({ loginCode: code }).expect(401);
   });
 
   it('an alert in a guild channel creates the channel webhook once and stores a Discord channel; a pause button pauses it', async () => {

@@ -187,6 +187,24 @@ describe('the Telegram bot against a local fake Bot API', () => {
     expect(inGroup!.text).toBe('I sent you a private message.');
   });
 
+  it('/login in a group sends a one-time console link privately; the link signs in once', async () => {
+    const bot = makeBot();
+    await bot.init();
+    const before = api.callsTo('sendMessage').length;
+    await bot.handleUpdate(commandUpdate(7004, '/login', { id: -5001, type: 'group' }));
+    const [dm, inGroup] = api.callsTo('sendMessage').slice(before).map((c) => c.body);
+    expect(dm!.chat_id).toBe(7004);
+    expect(inGroup!.text).toBe('I sent you a private message.');
+    expect(inGroup!.text).not.toMatch(/code=/);
+    const code = /\/app\/login#code=(\S+)/.exec(dm!.text)![1]!;
+    const first = await supertest(env.app).post('/sessions').send({ loginCode: decodeURIComponent(code) }).expect(201);
+    expect(first.body.userId).toBe((await findOrCreateChatAccount({ database: env.database }, { kind: 'telegram', userId: '7004' })).id);
+    await supertest(env.app).post('/sessions').send({ loginCode: decodeURIComponent(code) }).expect(401);
+    // The session it started is listed (and revocable) in the chat like a token.
+    await bot.handleUpdate(commandUpdate(7004, '/tokens'));
+    expect(api.callsTo('sendMessage').at(-1)!.body.text).toMatch(/\d\. web console — ows_\S+… made/);
+  });
+
   it("in a group, another member's tap on someone's Pause is answered to the tapper alone and pauses nothing", async () => {
     const bot = makeBot();
     await bot.init();

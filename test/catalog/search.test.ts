@@ -95,6 +95,20 @@ describe(`search (${engineName})`, () => {
     expect(ids((await post({ tags: phrases(['zz-politics'], ['zz-usa']) })).body)[0]).toBe(a.id);
   });
 
+  it('POST /search/tag-slugs ignores case, as watchlist tags do: "Politics" finds what "politics" finds', async () => {
+    const a = await seedEvent(env.database, { tags: ['zz-civics', 'zz-vote'] });
+    const b = await seedEvent(env.database, { tags: ['zz-civics'] });
+    // A slug the venue sent with capitals is found by any case too.
+    const c = await seedEvent(env.database, { tags: ['ZZ-Mixed'] });
+    const post = async (body: object) => ids((await env.http.post('/search/tag-slugs').send(body).expect(200)).body).sort();
+    const lower = await post({ tags: phrases(['zz-civics']) });
+    expect(lower).toEqual([a.id, b.id].sort());
+    expect(await post({ tags: phrases(['ZZ-Civics']) })).toEqual(lower);
+    expect(await post({ tags: phrases(['ZZ-CIVICS'], ['Zz-Vote', false]) })).toEqual([b.id]);
+    expect(await post({ tags: phrases(['zz-civics'], ['ZZ-VOTE']), searchMatchOperator: 'AND' })).toEqual([a.id]);
+    expect(await post({ tags: phrases(['zz-mixed']) })).toEqual([c.id]);
+  });
+
   it.each([
     ['no included term', { keyphrases: phrases(['x', false]) }],
     ['an empty list', { keyphrases: [] }],

@@ -157,6 +157,21 @@ describe(`notification stream (${engineName})`, () => {
     for (const s of [...open, again!, others]) s.close();
   });
 
+  it("takes the web console's session cookie, and ends the stream when the browser signs out", async () => {
+    const a = await env.newAccount();
+    const signedIn = await env.http.post('/sessions').send({ token: a.token }).expect(201);
+    const cookie = /^ow_session=[^;]+/.exec(signedIn.headers['set-cookie']![0]!)![0];
+    const live = await openStream({ Cookie: cookie });
+    expect(live.status).toBe(200);
+    const sub = await createSubscription(env, a, [{ type: 'In App' }]);
+    const fired = await fire(env, a, sub);
+    await waitFor(() => live.events().length >= 1);
+    expect(live.events().map((e) => e.id)).toEqual([fired.id]);
+
+    await env.http.delete('/sessions/current').set('Cookie', cookie).set('X-CSRF-Token', signedIn.body.csrfToken).expect(200);
+    await waitFor(() => live.ended());
+  });
+
   it('ends a stream within seconds once its token is revoked, and keeps the streams of other tokens', async () => {
     const a = await env.newAccount();
     const issued = await env.http.post('/tokens').set(a.auth).send({ name: 'to revoke' }).expect(201);

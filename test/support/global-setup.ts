@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -20,6 +21,9 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   await mkdir(TMP_DIR, { recursive: true });
+  // The web console the api role serves at /app (tests of the console and its browser test).
+  const built = spawnSync(process.execPath, ['bin/build-console.js', '--if-stale'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('building the web console (bin/build-console.js) failed');
   const pg = new PGlite({ extensions: PGLITE_EXTENSIONS });
   const database = await openDatabase({ pglite: pg });
   await migrate(database);

@@ -16,7 +16,7 @@ export const alertsCommand: Command = {
   name: 'alerts',
   personal: true,
   params: [alertIdParam("An alert: its last 5 firings and how each was delivered", true)],
-  summary: "Your alerts, with buttons to pause, resume or delete each; or one alert's last 5 firings and settings",
+  summary: "Your alerts with pause, resume and delete buttons; with id: one alert's last firings",
   async run({ ctx, chat, values, page }) {
     const subscriptionId = textOf(values, 'id');
     if (subscriptionId !== undefined) {

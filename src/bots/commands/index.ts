@@ -4,6 +4,8 @@ import { runFlowButton, runTypedNumber } from './alert-flow.js';
 import { alertsCommand, deleteCommand, pauseCommand, resumeCommand } from './alerts.js';
 import { helpCommand } from './help.js';
 import { inboxCommand } from './inbox.js';
+import { linkCommand } from './link.js';
+import { loginCommand } from './login.js';
 import { enableCommand } from './enable.js';
 import { errorReply } from './replies.js';
 import { searchCommand } from './search.js';
@@ -50,6 +52,8 @@ export const COMMANDS: readonly Command[] = [
   tokenCommand,
   tokensCommand,
   revokeCommand,
+  linkCommand,
+  loginCommand,
 ];
 
 const byName = new Map(COMMANDS.map((c) => [c.name, c]));

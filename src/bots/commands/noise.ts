@@ -144,7 +144,7 @@ export const rearmCommand: Command = {
       max: MAX_REARM_POINTS,
     },
   ],
-  summary: 'Stop an alert flapping: after firing, the price must go back this many points first',
+  summary: 'Stop flapping: after firing, the price must go back this many points',
   async run({ ctx, values }) {
     const subscriptionId = textOf(values, 'id')!;
     const rearmPoints = numberOf(values, 'points');

@@ -47,7 +47,7 @@ export const quietCommand: Command = {
     { kind: 'text', name: 'timezone', word: 'time zone', help: 'Your time zone, like Europe/Paris (kept when left out)', optional: true },
     { kind: 'text', name: 'channels', word: 'channels', help: 'Held channels: telegram discord webhook inbox (kept when left out)', optional: true, rest: true },
   ],
-  summary: 'Quiet hours: hold chat alerts at night and get one summary when they end (or off)',
+  summary: 'Quiet hours: hold chat alerts, one summary when they end (or off)',
   async run({ ctx, chat, values }) {
     const start = textOf(values, 'start');
     const end = textOf(values, 'end');

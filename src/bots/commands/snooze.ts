@@ -21,7 +21,7 @@ export const snoozeCommand: Command = {
     },
     { kind: 'text', name: 'time', word: 'YYYY-MM-DD HH:MM', help: 'With until: a date and time in your time zone, like 2026-12-01 09:00', optional: true, rest: true },
   ],
-  summary: 'Snooze an alert: for a while it fills only your inbox, no chat or webhook messages',
+  summary: 'Snooze an alert: your inbox only for a while, no chat or webhook',
   // A tap may come from anyone in a group: its answer (or "not found") is for the tapper alone.
   answersTapPrivately: true,
   async run({ ctx, values }) {

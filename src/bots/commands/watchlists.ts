@@ -13,7 +13,7 @@ const eventCount = (w: WatchlistView) => {
 export const watchlistsCommand: Command = {
   name: 'watchlists',
   personal: true,
-  summary: 'Your watchlists, a page at a time, with a button to show each',
+  summary: 'Your watchlists, a page at a time',
   async run({ ctx, chat, page }) {
     const all = await listWatchlists({ ctx, input: {} });
     if (all.length === 0) return { text: 'You have no watchlists yet. Try /watchlist new <name> or /watch <event>.' };

@@ -3,10 +3,11 @@ import type { Logger } from '../../logger.js';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { ServiceContext, SystemDeps } from '../../services/context.js';
 import { GENERIC_FAILURE, isPublicCommand, runButton, runTypedAnswer, runWithValues, STALE_BUTTON, type BotReply, type ChatInfo } from '../commands/index.js';
+import { discordAllowed, REFUSED, REFUSED_DISCORD_DM } from '../allowlist.js';
 import { answerer, type Send } from './answer.js';
 import { autocomplete } from './autocomplete.js';
 import { channelWebhooks, NeedsPermission } from './channel-webhook.js';
-import { callbackOverRest, INTERACTION, loggable, type InteractionCallback, type RawInteraction } from './interaction.js';
+import { CALLBACK, callbackOverRest, INTERACTION, loggable, type InteractionCallback, type RawInteraction } from './interaction.js';
 import { DISCORD_COMMANDS, valuesFromOptions } from './slash.js';
 
 export { EPHEMERAL, type InteractionCallback, type RawInteraction } from './interaction.js';
@@ -129,6 +130,16 @@ export function createDiscordBot({
     const send = answered
       ? answerer({ rest, applicationId, interaction, respond, privateByDefault: isPrivate(interaction), deferAfterMs, placeholderRetryMs, log })
       : undefined;
+    const userId = interaction.member?.user?.id ?? interaction.user?.id;
+    if (userId && !discordAllowed(deps.config, { userId, guildId: interaction.guild_id })) {
+      // Before the account lookup: nothing is stored. Discord wants every interaction answered, and
+      // an ephemeral answer is seen by the caller alone, so it is not chat spam.
+      log.info({ discordUserId: userId, guildId: interaction.guild_id }, 'discord: a user or server not in the BOT_ALLOWED_DISCORD_* lists was refused');
+      if (!send) return await respond({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: [] } }).catch(() => {});
+      // A DM refused while servers are open: say where the bot does answer.
+      const dmWhereServersOpen = !interaction.guild_id && deps.config.BOT_ALLOWED_DISCORD_GUILDS;
+      return await send(dmWhereServersOpen ? REFUSED_DISCORD_DM : REFUSED, true).catch(() => {});
+    }
     try {
       const ctx = await serviceContext(interaction, log);
       if (!send) return await autocomplete(interaction, ctx, respond);

@@ -3,6 +3,7 @@ import { apiThrottler } from '@grammyjs/transformer-throttler';
 import { Bot } from 'grammy';
 import { findOrCreateChatAccount } from '../../services/accounts/index.js';
 import type { SystemDeps } from '../../services/context.js';
+import { REFUSED, RefusedOnce, telegramUserAllowed } from '../allowlist.js';
 import { COMMANDS, FREE_TEXT_HINT, runButton, runCommand, runTypedAnswer } from '../commands/index.js';
 import { chatInfo, type OddsContext } from './context.js';
 import { editMessage, editReply, sendReply } from './reply.js';
@@ -34,11 +35,26 @@ export function createTelegramBot({ token, apiRoot, deps, botInfo }: TelegramBot
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30, rethrowHttpErrors: true }));
   bot.api.config.use(apiThrottler());
 
+  const refused = new RefusedOnce();
   // The transport adapter: who is calling, as a ServiceContext, and a logger for this update.
   bot.use(async (ctx, next) => {
     ctx.log = deps.logger.child({ telegramUpdateId: ctx.update.update_id });
     if (!ctx.from || ctx.from.is_bot) return;
     const telegramUserId = String(ctx.from.id);
+    if (!telegramUserAllowed(deps.config, telegramUserId)) {
+      // Before the account lookup: nothing is stored for someone the operator did not admit.
+      if (ctx.callbackQuery) {
+        // A tap must be answered or its spinner turns forever; the popup is the tapper's alone.
+        await ctx.answerCallbackQuery({ text: REFUSED.slice(0, 200), show_alert: true });
+        return;
+      }
+      const addressed = ctx.chat?.type === 'private' || ctx.message?.entities?.some((e) => e.type === 'bot_command' && e.offset === 0);
+      if (addressed && refused.first(telegramUserId)) {
+        ctx.log.info({ telegramUserId }, 'telegram: a user not in BOT_ALLOWED_TELEGRAM_USERS was refused (told once)');
+        await ctx.reply(REFUSED);
+      }
+      return;
+    }
     const account = await findOrCreateChatAccount(deps, { kind: 'telegram', userId: telegramUserId });
     ctx.services = {
       database: deps.database,

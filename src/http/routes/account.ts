@@ -2,7 +2,7 @@ import { unparsed } from '../../services/validate.js';
 import * as accounts from '../../services/accounts/index.js';
 import * as tokens from '../../services/tokens/index.js';
 import { CreateTokenInput } from '../../services/tokens/schemas.js';
-import { AccountPreferences, Empty, IssuedToken, Me, NewAccount, TokenList, WebhookSecret } from '../response-schemas.js';
+import { AccountPreferences, Empty, IssuedToken, LinkCode, Me, NewAccount, TokenList, WebhookSecret } from '../response-schemas.js';
 import { defineRoutes } from '../route.js';
 
 const tag = 'Account';
@@ -36,6 +36,29 @@ export const accountRoutes = defineRoutes([
     auth: 'bearer',
     response: Me,
     handler: (ctx) => accounts.getMe({ ctx }),
+  },
+  {
+    method: 'post',
+    path: '/links',
+    summary: 'A one-time code (10 minutes) that links a Telegram or Discord user to this account with `/link <code>`; replaces an unused one',
+    tag,
+    auth: 'bearer',
+    status: 201,
+    response: LinkCode,
+    handler: (ctx) => accounts.createLinkCode({ ctx }),
+  },
+  {
+    method: 'delete',
+    path: '/links/{platform}',
+    summary: "Unlink the account's Telegram or Discord user (their next message starts an account of their own)",
+    tag,
+    auth: 'bearer',
+    response: Empty,
+    errors: [400, 404],
+    handler: async (ctx, { params }) => {
+      await accounts.unlinkChat({ ctx, input: unparsed(params) });
+      return {};
+    },
   },
   {
     method: 'post',

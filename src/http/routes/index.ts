@@ -4,6 +4,7 @@ import { channelRoutes } from './channels.js';
 import { demoRoutes } from './demo.js';
 import { notificationRoutes } from './notifications.js';
 import { catalogRoutes } from './search.js';
+import { sessionRoutes } from './sessions.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { watchlistRoutes } from './watchlists.js';
 
@@ -23,6 +24,7 @@ export function routeTable(live: LiveRoutes): Route[] {
     ...subscriptionRoutes,
     ...channelRoutes,
     ...accountRoutes,
+    ...sessionRoutes,
     ...catalogRoutes,
     ...demoRoutes,
     ...notificationRoutes,

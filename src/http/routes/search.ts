@@ -28,6 +28,19 @@ const SearchResults = z
   )
   .meta({ id: 'SearchResults' });
 
+const PriceHistory = z
+  .strictObject({
+    marketId: z.string(),
+    question: z.string(),
+    current: z.number().nullable(),
+    points: z.array(z.strictObject({ at: z.string(), price: z.number() })),
+  })
+  .meta({ id: 'PriceHistory' });
+
+const CurrentPrices = z
+  .strictObject({ prices: z.array(z.strictObject({ marketId: z.string(), question: z.string(), current: z.number().nullable() })) })
+  .meta({ id: 'CurrentPrices' });
+
 const CHART_HEADERS = { 'Cross-Origin-Resource-Policy': 'cross-origin', 'Cache-Control': 'public, max-age=60' };
 
 const LimitQuery = z.object({ limit: z.string().optional().meta({ description: 'Results, 1 to 200 (default 50)' }) });
@@ -70,6 +83,28 @@ export const catalogRoutes = defineRoutes([
     response: SearchResults,
     errors: [400],
     handler: (ctx, { query }) => search.findEvents({ ctx, input: unparsed(query) }),
+  },
+  {
+    method: 'get',
+    path: '/markets/prices',
+    summary: 'The displayed price now (first outcome) of up to 100 markets at once; unknown ids are left out',
+    tag,
+    auth: 'public',
+    query: z.object({ ids: z.string().meta({ description: 'Market ids, comma separated (at most 100)' }) }),
+    response: CurrentPrices,
+    errors: [400],
+    handler: async (ctx, { query }) => ({ prices: await search.currentPrices({ ctx, input: unparsed(query) }) }),
+  },
+  {
+    method: 'get',
+    path: '/markets/{marketId}/prices',
+    summary: "The market's displayed price (first outcome) at the end of each minute of the last `minutes`, and now",
+    tag,
+    auth: 'public',
+    query: z.object({ minutes: z.string().optional().meta({ description: 'How far back, 1 to 10080 (default 60)' }) }),
+    response: PriceHistory,
+    errors: [400, 404],
+    handler: (ctx, { params, query }) => search.marketPriceHistory({ ctx, input: { marketId: params.marketId, ...query } }),
   },
   {
     method: 'get',

@@ -6,9 +6,11 @@ import { insertAccountWithToken } from './create.js';
 
 export type ChatKind = 'telegram' | 'discord';
 
+/** The accounts column that holds a chat user's platform id. */
+export const chatColumn = (kind: ChatKind) => (kind === 'telegram' ? accounts.telegramUserId : accounts.discordUserId);
+
 async function findChatAccount(deps: Pick<SystemDeps, 'database'>, kind: ChatKind, userId: string) {
-  const column = kind === 'telegram' ? accounts.telegramUserId : accounts.discordUserId;
-  const [row] = await deps.database.db.select({ id: accounts.id, isAdmin: accounts.isAdmin }).from(accounts).where(eq(column, userId));
+  const [row] = await deps.database.db.select({ id: accounts.id, isAdmin: accounts.isAdmin }).from(accounts).where(eq(chatColumn(kind), userId));
   return row;
 }
 

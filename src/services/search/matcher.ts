@@ -21,8 +21,10 @@ function termSql(by: EventQuery['by'], text: string): { cond: SQL; rank: SQL } {
     const q = sql`phraseto_tsquery('english', ${text})`;
     return { cond: sql`(e.search @@ ${q})`, rank: sql`ts_rank(e.search, ${q})` };
   }
+  // Tags match whatever the case, as a watchlist's tags do ("Politics" is "politics"): the venue's
+  // slugs are lowercase, and a slug stored otherwise is compared lowercased too.
   const cond = sql`exists (select 1 from catalog_event_tags et join catalog_tags t on t.id = et.tag_id
-    where et.event_id = e.id and t.slug = ${text})`;
+    where et.event_id = e.id and lower(t.slug) = ${text.toLowerCase()})`;
   return { cond, rank: sql`(case when ${cond} then 1 else 0 end)` };
 }
 

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { TOKEN_REVOKED } from '../../db/coordination.js';
+import type { TokenKind } from '../../domain/enums.js';
 import type { AccountRef } from '../context.js';
 
 /** What a token check read from the database, kept to answer the next checks of the same token. */
@@ -8,6 +9,7 @@ export interface CheckedToken {
   account: AccountRef;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  kind: TokenKind;
   /** When it was read (ms): entries are read again after MAX_AGE_MS. */
   readAt: number;
 }
@@ -23,7 +25,8 @@ const MAX_ENTRIES = 10_000;
  * in this process at once, and its TOKEN_REVOKED notice (delivered on commit) makes every process's
  * cache forget it; a check that was reading while a revocation passed is not kept (`generation`).
  * Only a token's revocation changes a check's answer besides its expiry (which is checked on every
- * use): accounts are never deleted and `isAdmin` never changes once set.
+ * use): `isAdmin` never changes once set, and the one deletion of an account (an empty chat account
+ * removed by `/link`, services/accounts/link-codes.ts) sends TOKEN_REVOKED for each of its tokens.
  */
 export class TokenCheckCache {
   private readonly byHash = new Map<string, CheckedToken>();

@@ -40,6 +40,7 @@ export async function createToken({ ctx, input }: { ctx: ServiceContext; input: 
       .where(
         and(
           eq(apiTokens.accountId, ctx.account.id),
+          eq(apiTokens.kind, 'token'),
           isNull(apiTokens.revokedAt),
           or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, new Date())),
         ),

@@ -1,4 +1,5 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { TokenKind } from '../../domain/enums.js';
 import { apiTokens } from '../../db/schema/index.js';
 import { dbOf, type ServiceContext } from '../context.js';
 
@@ -9,6 +10,8 @@ export interface TokenSummary {
   createdAt: Date;
   lastUsedAt: Date | null;
   expiresAt: Date | null;
+  /** `session`: a console sign-in (revoking it signs that browser out). */
+  kind: TokenKind;
 }
 
 /** The account's tokens that are not revoked, newest first (expired ones too, so they can be revoked). */
@@ -21,6 +24,7 @@ export async function listTokens({ ctx }: { ctx: ServiceContext }): Promise<Toke
       createdAt: apiTokens.createdAt,
       lastUsedAt: apiTokens.lastUsedAt,
       expiresAt: apiTokens.expiresAt,
+      kind: apiTokens.kind,
     })
     .from(apiTokens)
     .where(and(eq(apiTokens.accountId, ctx.account.id), isNull(apiTokens.revokedAt)))
