@@ -2,9 +2,14 @@
  * Thresholds with their rule ids, sorted ascending in [0, sortedN) plus an unsorted tail of recent
  * inserts that `settle` sorts and merges in O(n). Bulk loads append, so loading stays O(n log n).
  */
+// Shared by every lane until its first push: most lanes of a token hold a rule or two, many none
+// (a window-move group's holding lane until a firing), and an empty typed array costs ~200 bytes.
+const NO_THRESHOLDS = new Float64Array(0);
+const NO_IDS = new Int32Array(0);
+
 export class Lane {
-  t = new Float64Array(4);
-  id = new Int32Array(4);
+  t = NO_THRESHOLDS;
+  id = NO_IDS;
   n = 0;
   sortedN = 0;
 
@@ -96,8 +101,8 @@ export class Lane {
   }
 
   private grow(): void {
-    const t = new Float64Array(this.t.length * 2);
-    const id = new Int32Array(this.id.length * 2);
+    const t = new Float64Array(Math.max(4, this.t.length * 2));
+    const id = new Int32Array(Math.max(4, this.id.length * 2));
     t.set(this.t);
     id.set(this.id);
     this.t = t;

@@ -1,4 +1,4 @@
-import type { MoveRuleType, MoveWindow } from '../domain/enums.js';
+import { MOVE_WINDOW_MS, MOVE_WINDOWS, type MoveRuleType, type MoveWindow } from '../domain/enums.js';
 import { Lane } from './lane.js';
 import { PauseHeap } from './pause-heap.js';
 import { KIND_DOWN, KIND_EITHER, KIND_UP, moveBetween, moveFiring, moveKind, validMove, windowMsOf, type WindowExtremes } from './move-rules.js';
@@ -22,42 +22,42 @@ const PAUSED = 3;
  * newer and less so; a window's extreme is the entry at its head.
  */
 class ExtremeDeque {
-  until = new Float64Array(8);
-  price = new Float64Array(8);
+  /** Entry i: its price at 2i, its `until` at 2i + 1, side by side so a tick reads one cache line. */
+  buf = new Float64Array(16);
   tail = 0;
 
   constructor(private readonly lowest: boolean) {}
+
+  get capacity(): number {
+    return this.buf.length >> 1;
+  }
 
   /**
    * Ends the previous price at `atMs` and drops the entries `price` dominates (it lasts longer and
    * is as extreme); answers where `price` goes. The previous price is always the last entry.
    */
   drop(atMs: number, price: number): number {
-    const p = this.price;
+    const b = this.buf;
     let n = this.tail;
-    if (n > 0) this.until[n - 1] = atMs;
-    while (n > 0 && (this.lowest ? p[n - 1] >= price : p[n - 1] <= price)) n--;
+    if (n > 0) b[2 * n - 1] = atMs;
+    while (n > 0 && (this.lowest ? b[2 * n - 2] >= price : b[2 * n - 2] <= price)) n--;
     return n;
   }
 
   put(n: number, price: number): void {
-    this.price[n] = price;
-    this.until[n] = Infinity;
+    this.buf[2 * n] = price;
+    this.buf[2 * n + 1] = Infinity;
     this.tail = n + 1;
   }
 
-  /** Full: drops the `from` entries no window reads any more, or doubles the buffers. */
+  /** Full: drops the `from` entries no window reads any more, or doubles the buffer. */
   shift(from: number, n: number): void {
-    if ((n - from) * 2 > this.price.length) {
-      const price = new Float64Array(this.price.length * 2);
-      const until = new Float64Array(this.until.length * 2);
-      price.set(this.price.subarray(from, n));
-      until.set(this.until.subarray(from, n));
-      this.price = price;
-      this.until = until;
+    if ((n - from) * 2 > this.capacity) {
+      const buf = new Float64Array(this.buf.length * 2);
+      for (let i = 2 * from; i < 2 * n; i++) buf[i - 2 * from] = this.buf[i];
+      this.buf = buf;
     } else {
-      this.price.copyWithin(0, from, n);
-      this.until.copyWithin(0, from, n);
+      this.buf.copyWithin(0, 2 * from, 2 * n);
     }
   }
 }
@@ -66,105 +66,46 @@ class ExtremeDeque {
 class MoveGroup {
   readonly armed = new Lane();
   readonly holding = new Lane();
-  /**
-   * The lowest armed and the highest holding threshold while both lanes are settled: a move below
-   * the one and at or above the other neither fires nor re-arms anything. `stale` after any change.
-   */
-  minArmed = Infinity;
-  maxHolding = -Infinity;
-  stale = true;
 }
 
-/** One window length on one token: where it starts in the token's deques, and the rules measuring over it. */
+// A tick reads, per window length of the token, its heads and per kind two bounds: they live in one
+// Float64Array (`MoveBook.hot`), a block per token, so a tick that fires nothing touches a few
+// cache lines instead of a chain of objects per group (issue #20: the window pass was 5× slower).
+/** Window lengths, shortest first: a token's block has one slot per length, in this order. */
+const WINDOW_MS = MOVE_WINDOWS.map((w) => MOVE_WINDOW_MS[w]).sort((a, b) => a - b);
+/** Slot fields: the window in ms (0 while the token has no such window), its heads in the deques. */
+const WIN = 0;
+const LOW_HEAD = 1;
+const HIGH_HEAD = 2;
+/**
+ * Then per kind: the lowest armed threshold (a move below it fires nothing; -Infinity when the
+ * lanes changed and must be looked at) and the highest holding one (a move at or above it re-arms nothing).
+ */
+const MIN_ARMED = 3;
+const MAX_HOLDING = 4;
+const SLOT = 3 + 2 * (KIND_EITHER + 1);
+const BLOCK = SLOT * WINDOW_MS.length;
+
+/** One window length on one token: the rules measuring over it (its heads and bounds are in `MoveBook.hot`). */
 class WindowTrack {
-  lowHead = 0;
-  highHead = 0;
   readonly groups: (MoveGroup | null)[] = [null, null, null];
+  /** Filled when a rule is looked at, for its firing. */
   readonly extremes: WindowExtremes = { low: NaN, lowAtMs: NaN, high: NaN, highAtMs: NaN };
   /** Rules in this book on this track, whatever their state: the track lives while any is there. */
   rules = 0;
 
-  constructor(readonly windowMs: number) {}
-
-  group(kind: number): MoveGroup {
-    return (this.groups[kind] ??= new MoveGroup());
-  }
+  /** `at`: the slot's offset in the token's block. */
+  constructor(readonly windowMs: number, readonly at: number) {}
 }
 
-/** A token's windows: the two deques they share and one track per window length, shortest first. */
+/** A token's windows: the two deques they share and one track per window length (by slot). */
 class TokenWindows {
   readonly low = new ExtremeDeque(true);
   readonly high = new ExtremeDeque(false);
-  tracks: WindowTrack[] = [];
+  readonly slots: (WindowTrack | null)[] = WINDOW_MS.map(() => null);
 
-  /** A new window length starts with the price displayed now (the last entry), when one is known. */
-  track(windowMs: number, price: number, nowMs: number): WindowTrack {
-    const known = this.tracks.find((t) => t.windowMs === windowMs);
-    if (known !== undefined) return known;
-    if (this.low.tail === 0 && price === price) this.push(nowMs, price);
-    const track = new WindowTrack(windowMs);
-    track.lowHead = Math.max(0, this.low.tail - 1);
-    track.highHead = Math.max(0, this.high.tail - 1);
-    this.tracks.push(track);
-    this.tracks.sort((a, b) => a.windowMs - b.windowMs);
-    return track;
-  }
-
-  push(atMs: number, price: number): void {
-    const tracks = this.tracks;
-    let n = this.low.drop(atMs, price);
-    if (n === this.low.price.length) {
-      let from = n;
-      for (const t of tracks) from = Math.min(from, t.lowHead);
-      this.low.shift(from, n);
-      for (const t of tracks) t.lowHead -= from;
-      n -= from;
-    }
-    this.low.put(n, price);
-    let m = this.high.drop(atMs, price);
-    if (m === this.high.price.length) {
-      let from = m;
-      for (const t of tracks) from = Math.min(from, t.highHead);
-      this.high.shift(from, m);
-      for (const t of tracks) t.highHead -= from;
-      m -= from;
-    }
-    this.high.put(m, price);
-    // A window whose extreme was dropped has the new price as its extreme.
-    for (let i = 0; i < tracks.length; i++) {
-      const t = tracks[i];
-      if (t.lowHead > n) t.lowHead = n;
-      if (t.highHead > m) t.highHead = m;
-    }
-  }
-
-  /** Moves a window's heads past the prices that stopped being displayed at or before its start, and reads its extremes. */
-  measure(t: WindowTrack, nowMs: number): WindowExtremes {
-    const cutoff = nowMs - t.windowMs;
-    const low = this.low;
-    let h = t.lowHead;
-    while (h < low.tail - 1 && low.until[h] <= cutoff) h++;
-    t.lowHead = h;
-    const high = this.high;
-    let g = t.highHead;
-    while (g < high.tail - 1 && high.until[g] <= cutoff) g++;
-    t.highHead = g;
-    const w = t.extremes;
-    w.low = low.price[h];
-    w.lowAtMs = low.until[h];
-    w.high = high.price[g];
-    w.highAtMs = high.until[g];
-    return w;
-  }
-
-  clear(): void {
-    this.low.tail = 0;
-    this.high.tail = 0;
-    for (const t of this.tracks) {
-      t.lowHead = 0;
-      t.highHead = 0;
-    }
-  }
+  /** `base`: the token's block in `MoveBook.hot`. */
+  constructor(readonly base: number) {}
 }
 
 class MoveRule {
@@ -205,14 +146,18 @@ class MoveRule {
  * monotonic deques of its lowest and highest prices, read by each window length from a head of its
  * own; per (window, kind): armed and holding rules sorted by threshold; rules in their Recurring
  * pause in a heap. A price costs one push onto each deque, then per window length its heads and per
- * kind with rules two comparisons, plus the rules that fire or re-arm. Same semantics as the
- * reference evaluator (docs/engine.md "Window moves").
+ * kind two comparisons against bounds kept in one flat array, plus the rules that fire or re-arm.
+ * Same semantics as the reference evaluator (docs/engine.md "Window moves").
  */
 export class MoveBook {
   private readonly rules: (MoveRule | undefined)[] = [];
   /** Per dense token index: its windows; undefined when it has no move rules. */
   private readonly tracks: (TokenWindows | undefined)[] = [];
   private readonly heap = new PauseHeap();
+  /** Per token with move rules, a block of `BLOCK` numbers (see `SLOT`); blocks of forgotten tokens are reused. */
+  private hot = new Float64Array(BLOCK * 64);
+  private blocks = 0;
+  private readonly freeBlocks: number[] = [];
 
   /** Grows both dense arrays through `index` with holes filled, so they stay fast packed arrays, never dictionaries. */
   private reach(ruleId: number, tokenIndex: number): void {
@@ -237,12 +182,43 @@ export class MoveBook {
     this.reach(rule.ruleId, tokenIndex);
     let track: WindowTrack | null = null;
     if (validMove(rule)) {
-      track = (this.tracks[tokenIndex] ??= new TokenWindows()).track(windowMsOf(rule), price, nowMs);
+      track = this.track(this.tracks[tokenIndex] ??= this.newWindows(), windowMsOf(rule), price, nowMs);
       track.rules++;
     }
     const stored = new MoveRule(rule, tokenIndex, track, nowMs);
     this.rules[rule.ruleId] = stored;
     if (stored.enabled) this.activate(stored, nowMs, rule.moveHolding === true && !rule.oneTime);
+  }
+
+  private newWindows(): TokenWindows {
+    let base = this.freeBlocks.pop();
+    if (base === undefined) {
+      base = this.blocks++ * BLOCK;
+      if (base + BLOCK > this.hot.length) {
+        const hot = new Float64Array(this.hot.length * 2);
+        hot.set(this.hot);
+        this.hot = hot;
+      }
+    }
+    this.hot.fill(0, base, base + BLOCK);
+    return new TokenWindows(base);
+  }
+
+  /** A new window length starts with the price displayed now (the last entry), when one is known. */
+  private track(windows: TokenWindows, windowMs: number, price: number, nowMs: number): WindowTrack {
+    const slot = WINDOW_MS.indexOf(windowMs);
+    const known = windows.slots[slot];
+    if (known !== null) return known;
+    if (windows.low.tail === 0 && price === price) this.push(windows, nowMs, price);
+    const at = windows.base + slot * SLOT;
+    const track = new WindowTrack(windowMs, at);
+    const hot = this.hot;
+    hot[at + WIN] = windowMs;
+    hot[at + LOW_HEAD] = Math.max(0, windows.low.tail - 1);
+    hot[at + HIGH_HEAD] = Math.max(0, windows.high.tail - 1);
+    for (let kind = 0; kind <= KIND_EITHER; kind++) this.cache(track, kind, null);
+    windows.slots[slot] = track;
+    return track;
   }
 
   remove(ruleId: number): void {
@@ -275,35 +251,104 @@ export class MoveBook {
   forget(tokenIndex: number): void {
     const windows = this.tracks[tokenIndex];
     if (windows === undefined) return;
-    windows.tracks = windows.tracks.filter((t) => t.rules > 0);
-    windows.clear();
-    if (windows.tracks.length === 0) this.tracks[tokenIndex] = undefined;
+    const hot = this.hot;
+    let left = 0;
+    for (let slot = 0; slot < windows.slots.length; slot++) {
+      const track = windows.slots[slot];
+      if (track === null) continue;
+      if (track.rules > 0) {
+        hot[track.at + LOW_HEAD] = 0;
+        hot[track.at + HIGH_HEAD] = 0;
+        left++;
+      } else {
+        hot.fill(0, track.at, track.at + SLOT);
+        windows.slots[slot] = null;
+      }
+    }
+    windows.low.tail = 0;
+    windows.high.tail = 0;
+    if (left === 0) {
+      this.tracks[tokenIndex] = undefined;
+      this.freeBlocks.push(windows.base);
+    }
+  }
+
+  /** Enters a price into the token's deques, moving the heads of the windows whose extreme it drops. */
+  private push(windows: TokenWindows, atMs: number, price: number): void {
+    const hot = this.hot;
+    const base = windows.base;
+    const end = base + BLOCK;
+    const low = windows.low;
+    let n = low.drop(atMs, price);
+    if (n === low.capacity) {
+      let from = n;
+      for (let a = base; a < end; a += SLOT) if (hot[a + WIN] !== 0) from = Math.min(from, hot[a + LOW_HEAD]);
+      low.shift(from, n);
+      for (let a = base; a < end; a += SLOT) if (hot[a + WIN] !== 0) hot[a + LOW_HEAD] -= from;
+      n -= from;
+    }
+    low.put(n, price);
+    const high = windows.high;
+    let m = high.drop(atMs, price);
+    if (m === high.capacity) {
+      let from = m;
+      for (let a = base; a < end; a += SLOT) if (hot[a + WIN] !== 0) from = Math.min(from, hot[a + HIGH_HEAD]);
+      high.shift(from, m);
+      for (let a = base; a < end; a += SLOT) if (hot[a + WIN] !== 0) hot[a + HIGH_HEAD] -= from;
+      m -= from;
+    }
+    high.put(m, price);
+    // A window whose extreme was dropped has the new price as its extreme.
+    for (let a = base; a < end; a += SLOT) {
+      if (hot[a + LOW_HEAD] > n) hot[a + LOW_HEAD] = n;
+      if (hot[a + HIGH_HEAD] > m) hot[a + HIGH_HEAD] = m;
+    }
   }
 
   /** A displayed price of the token: enters its windows, then fires the rules whose move it reaches. */
   sample(tokenIndex: number, price: number, nowMs: number, out: Firing[]): void {
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.endPauses(nowMs);
     const windows = this.tracks[tokenIndex]!;
-    windows.push(nowMs, price);
-    const tracks = windows.tracks;
-    for (let i = 0; i < tracks.length; i++) {
-      const track = tracks[i];
-      const w = windows.measure(track, nowMs);
-      const groups = track.groups;
+    this.push(windows, nowMs, price);
+    const hot = this.hot;
+    const lowBuf = windows.low.buf;
+    const highBuf = windows.high.buf;
+    const lastLow = windows.low.tail - 1;
+    const lastHigh = windows.high.tail - 1;
+    for (let a = windows.base, end = a + BLOCK; a < end; a += SLOT) {
+      const windowMs = hot[a + WIN];
+      if (windowMs === 0) continue;
+      // Moves the heads past the prices that stopped being displayed at or before the window's start.
+      const cutoff = nowMs - windowMs;
+      let h = hot[a + LOW_HEAD];
+      while (h < lastLow && lowBuf[2 * h + 1] <= cutoff) h++;
+      hot[a + LOW_HEAD] = h;
+      let g = hot[a + HIGH_HEAD];
+      while (g < lastHigh && highBuf[2 * g + 1] <= cutoff) g++;
+      hot[a + HIGH_HEAD] = g;
       // As `moveOf` says, rounded once for the three kinds.
-      const up = moveBetween(price, w.low);
-      const down = moveBetween(w.high, price);
-      for (let kind = 0; kind <= KIND_EITHER; kind++) {
-        const group = groups[kind];
-        if (group === null) continue;
-        const move = kind === KIND_UP ? up : kind === KIND_DOWN ? down : up >= down ? up : down;
-        if (group.stale || move >= group.minArmed || move < group.maxHolding) this.evaluate(track, group, kind, move, price, nowMs, out);
-      }
+      const up = moveBetween(price, lowBuf[2 * h]);
+      const down = moveBetween(highBuf[2 * g], price);
+      const either = up >= down ? up : down;
+      const upFires = up >= hot[a + MIN_ARMED] || up < hot[a + MAX_HOLDING];
+      const downFires = down >= hot[a + MIN_ARMED + 2] || down < hot[a + MAX_HOLDING + 2];
+      const eitherFires = either >= hot[a + MIN_ARMED + 4] || either < hot[a + MAX_HOLDING + 4];
+      if (!(upFires || downFires || eitherFires)) continue;
+      const track = windows.slots[(a - windows.base) / SLOT]!;
+      const w = track.extremes;
+      w.low = lowBuf[2 * h];
+      w.lowAtMs = lowBuf[2 * h + 1];
+      w.high = highBuf[2 * g];
+      w.highAtMs = highBuf[2 * g + 1];
+      if (upFires) this.evaluate(track, KIND_UP, up, price, nowMs, out);
+      if (downFires) this.evaluate(track, KIND_DOWN, down, price, nowMs, out);
+      if (eitherFires) this.evaluate(track, KIND_EITHER, either, price, nowMs, out);
     }
   }
 
   /** Re-arms the holding rules whose move no longer holds, then fires the armed ones it reaches. */
-  private evaluate(track: WindowTrack, group: MoveGroup, kind: number, move: number, price: number, nowMs: number, out: Firing[]): void {
+  private evaluate(track: WindowTrack, kind: number, move: number, price: number, nowMs: number, out: Firing[]): void {
+    const group = track.groups[kind]!;
     const { armed, holding } = group;
     holding.settle();
     const from = holding.upperBound(move);
@@ -314,7 +359,7 @@ export class MoveBook {
     armed.settle();
     const hi = armed.upperBound(move);
     if (hi === 0) {
-      this.cache(group);
+      this.cache(track, kind, group);
       return;
     }
     // Every rule of the reached prefix leaves it: fired (holding or off), expired, or paused.
@@ -342,23 +387,33 @@ export class MoveBook {
     }
     armed.cut(0, hi);
     holding.settle();
-    this.cache(group);
+    this.cache(track, kind, group);
   }
 
-  private cache(group: MoveGroup): void {
-    const { armed, holding } = group;
-    group.minArmed = armed.n !== 0 ? armed.t[0] : Infinity;
-    group.maxHolding = holding.n !== 0 ? holding.t[holding.n - 1] : -Infinity;
-    group.stale = false;
+  /** Writes the group's bounds for `sample` once its lanes are settled (none: nothing to look at). */
+  private cache(track: WindowTrack, kind: number, group: MoveGroup | null): void {
+    const at = track.at + MIN_ARMED + 2 * kind;
+    this.hot[at] = group !== null && group.armed.n !== 0 ? group.armed.t[0] : Infinity;
+    this.hot[at + 1] = group !== null && group.holding.n !== 0 ? group.holding.t[group.holding.n - 1] : -Infinity;
+  }
+
+  /** The group's lanes changed: its next price looks at them (and caches the bounds again). */
+  private touch(track: WindowTrack, kind: number): void {
+    this.hot[track.at + MIN_ARMED + 2 * kind] = -Infinity;
+  }
+
+  private group(track: WindowTrack, kind: number): MoveGroup {
+    return (track.groups[kind] ??= new MoveGroup());
   }
 
   private activate(rule: MoveRule, nowMs: number, holding = false): void {
-    if (rule.track === null || nowMs >= rule.expiresAtMs) return;
-    const group = rule.track.group(rule.kind);
+    const track = rule.track;
+    if (track === null || nowMs >= rule.expiresAtMs) return;
+    const group = this.group(track, rule.kind);
     if (holding) {
       rule.state = HOLDING;
       group.holding.push(rule.threshold, rule.ruleId);
-      group.stale = true;
+      this.touch(track, rule.kind);
     } else this.arm(rule, group, nowMs);
   }
 
@@ -371,7 +426,7 @@ export class MoveBook {
     }
     rule.state = ARMED;
     group.armed.push(rule.threshold, rule.ruleId);
-    group.stale = true;
+    this.touch(rule.track!, rule.kind);
   }
 
   /** Rules whose pause ended join their armed lanes (entries of rules since gone or re-added are dropped). */
@@ -382,9 +437,8 @@ export class MoveBook {
       const rule = this.rules[heap.pop()];
       if (rule === undefined || rule.state !== PAUSED || rule.pauseEnd !== key) continue;
       rule.state = ARMED;
-      const group = rule.track!.group(rule.kind);
-      group.armed.push(rule.threshold, rule.ruleId);
-      group.stale = true;
+      this.group(rule.track!, rule.kind).armed.push(rule.threshold, rule.ruleId);
+      this.touch(rule.track!, rule.kind);
     }
   }
 
@@ -397,8 +451,8 @@ export class MoveBook {
     const state = rule.state;
     rule.state = OUT;
     if (state === OUT || state === PAUSED) return;
-    const group = rule.track!.group(rule.kind);
+    const group = this.group(rule.track!, rule.kind);
     (state === ARMED ? group.armed : group.holding).remove(rule.threshold, rule.ruleId);
-    group.stale = true;
+    this.touch(rule.track!, rule.kind);
   }
 }
