@@ -27,6 +27,9 @@ export interface CurrentPrice {
   current: number | null;
 }
 
+/** A market's displayed price now: the engine's last one when it watches the market, else the catalog's. */
+export const displayedNow = (live: number | null, catalogPrices: readonly number[]): number | null => live ?? catalogPrices[0] ?? null;
+
 /** The displayed price now of several markets at once (a console page polls this); unknown ids are left out. */
 export async function currentPrices({ ctx, input }: { ctx: Pick<ServiceContext, 'database' | 'tx'>; input: CurrentPricesInput }): Promise<CurrentPrice[]> {
   const { ids } = parseInput(CurrentPricesInput, input);
@@ -35,5 +38,5 @@ export async function currentPrices({ ctx, input }: { ctx: Pick<ServiceContext, 
     .from(catalogMarkets)
     .leftJoin(tokenPrices, eq(tokenPrices.tokenId, catalogMarkets.yesTokenId))
     .where(inArray(catalogMarkets.id, ids));
-  return rows.map((r) => ({ marketId: r.marketId, question: r.question, current: r.live ?? r.catalog[0] ?? null }));
+  return rows.map((r) => ({ marketId: r.marketId, question: r.question, current: displayedNow(r.live, r.catalog) }));
 }

@@ -1,12 +1,15 @@
 import { and, asc, eq, gte } from 'drizzle-orm';
 import { z } from 'zod';
 import { catalogMarkets, priceSamples, tokenPrices } from '../../db/schema/index.js';
+import { MINUTE_MS, PRICE_SAMPLE_RETENTION_MS } from '../../runner/price-samples.js';
 import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { Id } from '../schemas.js';
+import { displayedNow } from './current-prices.js';
 import { parseInput } from '../validate.js';
 
-const WEEK_MINUTES = 7 * 24 * 60;
+// As far back as samples are kept.
+const WEEK_MINUTES = PRICE_SAMPLE_RETENTION_MS / MINUTE_MS;
 
 export const PriceHistoryInput = z.object({
   marketId: Id,
@@ -41,18 +44,16 @@ export async function marketPriceHistory({
   const { marketId, minutes } = parseInput(PriceHistoryInput, input);
   const db = dbOf(ctx);
   const [market] = await db
-    .select({ question: catalogMarkets.question, tokenId: catalogMarkets.yesTokenId, prices: catalogMarkets.outcomePrices })
+    .select({ question: catalogMarkets.question, tokenId: catalogMarkets.yesTokenId, live: tokenPrices.price, prices: catalogMarkets.outcomePrices })
     .from(catalogMarkets)
+    .leftJoin(tokenPrices, eq(tokenPrices.tokenId, catalogMarkets.yesTokenId))
     .where(eq(catalogMarkets.id, marketId));
   if (!market) throw notFound('Market not found', 'market');
-  const since = new Date(now.getTime() - minutes * 60_000);
-  const [points, [live]] = await Promise.all([
-    db
-      .select({ at: priceSamples.minute, price: priceSamples.price })
-      .from(priceSamples)
-      .where(and(eq(priceSamples.tokenId, market.tokenId), gte(priceSamples.minute, since)))
-      .orderBy(asc(priceSamples.minute)),
-    db.select({ price: tokenPrices.price }).from(tokenPrices).where(eq(tokenPrices.tokenId, market.tokenId)),
-  ]);
-  return { marketId, question: market.question, current: live?.price ?? market.prices[0] ?? null, points };
+  const since = new Date(now.getTime() - minutes * MINUTE_MS);
+  const points = await db
+    .select({ at: priceSamples.minute, price: priceSamples.price })
+    .from(priceSamples)
+    .where(and(eq(priceSamples.tokenId, market.tokenId), gte(priceSamples.minute, since)))
+    .orderBy(asc(priceSamples.minute));
+  return { marketId, question: market.question, current: displayedNow(market.live, market.prices), points };
 }
