@@ -127,8 +127,8 @@ describe(`the cached subscription listing (${engineName})`, () => {
 
     const worker = await startWorker(env.database, env.config);
     try {
-      await waitFor(async () => (await shown(sent))!.channels[0].status === 'SENT', 'the webhook delivery shows SENT');
-      await waitFor(async () => (await shown(failed))!.channels[0].status === 'FAILED', 'the failing delivery shows FAILED');
+      await waitFor(async () => (await shown(sent))!.channels[0].status === 'SENT', { message: 'the webhook delivery shows SENT' });
+      await waitFor(async () => (await shown(failed))!.channels[0].status === 'FAILED', { message: 'the failing delivery shows FAILED' });
     } finally {
       await worker.stop();
     }
