@@ -15,7 +15,7 @@ interface Entry extends CachedJson {
 
 // Bytes of answers kept per database (100 subscriptions are ~73 KB): the least recently used go
 // first. A Map keeps insertion order, which is all an LRU needs here (as the token cache does).
-const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_BYTES = 16 * 1024 * 1024;
 
 class ListingCache {
   private readonly entries = new Map<string, Entry>();
