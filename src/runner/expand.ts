@@ -116,12 +116,13 @@ export async function expandRules(
         from subscriptions s
         where s.enabled and ${trades ? sql`(${kinds} or s.type in (${sql.join(TRADE_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}))` : kinds} ${only}
       ), pairs as (
-        select s.id as sid, m.id as mid from s join catalog_markets m on m.id = s.market_id
-          where s.scope = 'Market'
-        union
+        -- Disjoint and without repeats (a market is in one event, and once in a watchlist): union
+        -- all. The Market scope's market is checked by the join below, not by a join of its own.
+        select s.id as sid, s.market_id as mid from s where s.scope = 'Market'
+        union all
         select s.id, m.id from s join catalog_markets m on m.event_id = s.event_id
           where s.scope = 'Event'
-        union
+        union all
         select s.id, wm.market_id from s join watchlist_markets wm on wm.watchlist_id = s.watchlist_id
           where s.scope = 'Watchlist'
       )
