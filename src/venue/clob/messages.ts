@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
-import { scanPriceChangeFrame } from './price-change-scan.js';
 
 // The four messages that arrive many times a second (book, price_change, last_trade_price,
 // best_bid_ask) are checked by hand: zod per message would dominate the ingest path. The rare ones
@@ -281,13 +280,6 @@ const PARSERS: Record<string, (m: Raw) => MarketMessage | null> = {
  * Unknown or malformed messages are skipped with a debug log; `PONG` and other bare texts give [].
  */
 export function parseMarketFrame(data: string, logger: Logger): MarketMessage[] {
-  const priceChanges = scanPriceChangeFrame(data);
-  if (priceChanges !== null) return priceChanges;
-  return parseMarketFrameWithJson(data, logger);
-}
-
-/** `parseMarketFrame` without the `price_change` scan: every frame through JSON.parse. */
-export function parseMarketFrameWithJson(data: string, logger: Logger): MarketMessage[] {
   let json: unknown;
   try {
     json = JSON.parse(data);
