@@ -13,7 +13,10 @@ export interface PriceLevel {
 
 /**
  * One side of a book. The best level is tracked as levels arrive; only removing the best level
- * costs a scan, and that scan waits until the top is next read.
+ * costs a scan, and that scan waits until the top is next read. A removed level stays as a size of
+ * 0 until the next snapshot: a level is removed and placed again all the time, and a `Map` entry
+ * deleted and added back costs more than one overwritten (the levels are on a tick grid, so the
+ * entries stay few).
  */
 export class BookSide {
   private readonly sizes = new Map<number, number>();
@@ -23,8 +26,11 @@ export class BookSide {
   /** `bids` want the highest price, `asks` the lowest. */
   constructor(private readonly highestIsBest: boolean) {}
 
+  /** The number of levels (for tests and diagnostics: it counts). */
   get size(): number {
-    return this.sizes.size;
+    let n = 0;
+    for (const s of this.sizes.values()) if (s > 0) n++;
+    return n;
   }
 
   /** Sets a level's size; a size of 0 (or less) removes the level. */
@@ -33,8 +39,9 @@ export class BookSide {
     if (size > 0) {
       this.sizes.set(key, size);
       if (!this.bestStale && (this.best === undefined || this.better(key, this.best))) this.best = key;
-    } else if (this.sizes.delete(key) && key === this.best) {
-      this.bestStale = true;
+    } else {
+      this.sizes.set(key, 0);
+      if (key === this.best) this.bestStale = true;
     }
   }
 
@@ -49,8 +56,9 @@ export class BookSide {
   /** The best price, `undefined` when the side is empty. */
   top(): number | undefined {
     if (this.bestStale) {
-      this.best = undefined;
-      for (const key of this.sizes.keys()) if (this.best === undefined || this.better(key, this.best)) this.best = key;
+      let best: number | undefined;
+      for (const [key, size] of this.sizes) if (size > 0 && (best === undefined || this.better(key, best))) best = key;
+      this.best = best;
       this.bestStale = false;
     }
     return this.best === undefined ? undefined : this.best / KEY_SCALE;
