@@ -80,10 +80,16 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
    * claim held up the send it followed by ~2 ms.
    */
   let backlog = true;
+  /**
+   * A wake no claim has started after: one that came while every slot was taken (or a full batch of
+   * outcomes waited) is served by the next freed slot, not left for the poll.
+   */
+  let announced = false;
 
   /** Something may have become due (a notice, a retry's timer, the poll): claim. */
   const wake = () => {
     if (!running) return;
+    announced = true;
     if (pumping) {
       again = true;
       return;
@@ -93,7 +99,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
 
   /** A send or its record finished: its slot takes what the last claim may have left behind. */
   const slotFreed = () => {
-    if (backlog) wake();
+    if (backlog || announced) wake();
   };
 
   async function pump() {
@@ -102,6 +108,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
         const dueBy = opts.dueClock ? new Date(opts.dueClock()) : undefined;
         const limit = concurrency - sending;
+        announced = false;
         const claimed = await claimDueDeliveries(database, limit, leaseMs, dueBy).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
           return [];
