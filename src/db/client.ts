@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -112,9 +112,51 @@ export async function queryRows<T extends Record<string, unknown>>(on: Queryable
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
+/**
+ * The parsers drizzle hands PGlite with every query (drizzle-orm/pglite/session.js): dates, times
+ * and intervals, and arrays of them, as PostgreSQL's text, which drizzle maps itself.
+ */
+const asText = (value: string) => value;
+const DRIZZLE_PARSERS = {
+  [types.TIMESTAMP]: asText,
+  [types.TIMESTAMPTZ]: asText,
+  [types.INTERVAL]: asText,
+  [types.DATE]: asText,
+  1231: asText, // numeric[]
+  1115: asText, // timestamp[]
+  1185: asText, // timestamptz[]
+  1187: asText, // interval[]
+  1182: asText, // date[]
+};
+
+/**
+ * The PGlite client drizzle is given: drizzle's parsers set once on the instance, and queries sent
+ * without them. PGlite merges a query's parsers into its own ~320 on every result (an object
+ * spread per query): 0.25 ms of CPU a query, more than half of a `select 1`. The parsing is the
+ * same. drizzle calls `query` and `transaction` only.
+ */
+export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction'> {
+  // Once PGlite is ready: its start builds the array types' parsers, which would replace these.
+  let tuned: Promise<void> | undefined;
+  const ready = () => (tuned ??= pg.waitReady.then(() => void Object.assign(pg.parsers, DRIZZLE_PARSERS)));
+  const bare = (options: QueryOptions | undefined) => (options?.parsers ? { ...options, parsers: undefined } : options);
+  return {
+    query: async (query, params, options) => {
+      await ready();
+      return pg.query(query, params, bare(options));
+    },
+    transaction: async (fn) => {
+      await ready();
+      return pg.transaction((tx) =>
+        fn(Object.create(tx, { query: { value: ((query, params, options) => tx.query(query, params, bare(options))) satisfies Transaction['query'] } }) as Transaction),
+      );
+    },
+  };
+}
+
 /** `dataDir`: the folder PGlite keeps its files in, made private again once closed. */
 function wrapPglite(pg: PGlite, dataDir?: string): Database {
-  const db = drizzlePglite(pg, { schema }) as unknown as Db;
+  const db = drizzlePglite(drizzleClientOf(pg) as PGlite, { schema }) as unknown as Db;
   return {
     kind: 'pglite',
     db,

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { LastTradeMessage, MarketMessage } from '../venue/clob/messages.js';
 import { RuleIndex } from '../engine/index.js';
 import type { Firing } from '../engine/rules.js';
-import { savedBands, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
+import { expandRules, savedBands, subscriptionsOfWatchlist, subscriptionsTouchingEvent } from './expand.js';
 import type { FireOutcome } from './fire.js';
 import { databaseFiringStore, FiringWriter } from './firing-writer.js';
 import { PriceIntake } from './price-intake.js';
@@ -113,7 +113,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),
   });
   const loader = new RuleLoader({
-    database, now, index, rules, references, writer, prices,
+    now, index, rules, references, writer, prices,
     onTokensChanged: () => emitter.emit('tokens-changed', allTokens()),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
@@ -133,11 +133,16 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     }
   };
   const load = async (ids: readonly string[] | undefined) => {
-    await loader.load(ids);
+    const expanded = await expandRules(database, ids);
+    loader.load(ids, expanded.prices);
     saveBandChanges();
-    if (await trades.load(ids)) emitter.emit('tokens-changed', allTokens());
+    if (trades.load(ids, expanded.trades)) emitter.emit('tokens-changed', allTokens());
   };
   const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => load(await ids()));
+  // Subscriptions changed whose reload has not started: notices that arrive while the line is busy
+  // are reloaded together, in one query, by the one reload queued for them.
+  let pending = new Set<string>();
+  let pendingReload: Promise<void> | undefined;
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -222,7 +227,14 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       saveBandChanges();
     },
     reloadSubscriptions(ids) {
-      return queue.enqueue(() => load([...new Set(ids)]));
+      for (const id of ids) pending.add(id);
+      pendingReload ??= queue.enqueue(() => {
+        const taken = [...pending];
+        pending = new Set();
+        pendingReload = undefined;
+        return load(taken);
+      });
+      return pendingReload;
     },
     reloadEvent(eventId) {
       return reload(() => subscriptionsTouchingEvent(database, eventId));

@@ -1,7 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database, Queryable } from '../db/client.js';
+import type { Database } from '../db/client.js';
 import {
   DEFAULT_TRIGGER_INTERVAL,
+  LARGE_TRADE_TYPE,
+  VOLUME_SPIKE_TYPE,
   MOVE_RULE_TYPES,
   MOVE_WINDOWS,
   TRIGGER_INTERVAL_MS,
@@ -10,6 +12,7 @@ import {
   type TriggerType,
   PRICE_RULE_TYPES,
 } from '../domain/enums.js';
+import type { ExtraRuleParams } from '../domain/rule-params.js';
 import { thresholdFraction, type CompiledRule, type EngineRuleType, type RearmSide } from '../engine/rules.js';
 
 /** The types the rule index evaluates on every displayed price: the spec's six and the window moves. */
@@ -36,13 +39,38 @@ export interface RulePair {
   rearmAfter: RearmSide | null;
 }
 
+/** One enabled `Large Trade` or `Volume Spike` subscription on one open market. */
+export interface TradeRulePair {
+  subscriptionId: string;
+  marketId: string;
+  token: string;
+  type: TradeRuleType;
+  params: ExtraRuleParams;
+  triggerType: TriggerType;
+  triggerInterval: TriggerInterval | null;
+  expiresAtMs: number | null;
+  updatedAtMs: number | null;
+  lastFiredAtMs: number | null;
+  /** The market's `volume24hr` as the catalog last synced it. */
+  volume24hr: number;
+}
+
+export const TRADE_RULE_TYPES = [LARGE_TRADE_TYPE, VOLUME_SPIKE_TYPE] as const;
+type TradeRuleType = (typeof TRADE_RULE_TYPES)[number];
+
+/** The engine's rules of some subscriptions: the price index's and the trade evaluators'. */
+export interface ExpandedRules {
+  prices: RulePair[];
+  trades: TradeRulePair[];
+}
+
 type Row = {
   subscription_id: string;
   market_id: string;
   token: string;
-  type: EngineRuleType;
-  threshold_percent: number;
-  move_window: string | null;
+  type: EngineRuleType | TradeRuleType;
+  threshold_percent: number | null;
+  rule_params: ExtraRuleParams | string | null;
   trigger_type: TriggerType;
   trigger_interval: TriggerInterval | null;
   expires_at_ms: number | string | null;
@@ -50,43 +78,56 @@ type Row = {
   last_fired_at_ms: number | string | null;
   rearm_points: number | string;
   rearm_after: RearmSide | null;
+  volume_24hr: number | string | null;
 };
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+const isTradeType = (type: string): type is TradeRuleType => (TRADE_RULE_TYPES as readonly string[]).includes(type);
 
 /**
  * Expands enabled price subscriptions to (subscription, market, Yes token) pairs by scope:
  * Market → its market; Event → every open market of the event; Watchlist → every open market in
  * the watchlist's `watchlist_markets`. `subscriptionIds` restricts to those subscriptions.
  */
-export async function expandPriceRules(
+export async function expandPriceRules(database: Database, subscriptionIds?: readonly string[]): Promise<RulePair[]> {
+  return (await expandRules(database, subscriptionIds, { trades: false })).prices;
+}
+
+/**
+ * The price rules (as `expandPriceRules`) and the trade rules (`Large Trade`, `Volume Spike`) of
+ * these subscriptions (every one when undefined), in one query: a reload after each create or
+ * edit is one statement (its parse and plan are most of its cost on PGlite), not one per kind.
+ */
+export async function expandRules(
   database: Database,
   subscriptionIds?: readonly string[],
-  on?: Queryable,
-): Promise<RulePair[]> {
-  if (subscriptionIds && subscriptionIds.length === 0) return [];
+  { trades = true }: { trades?: boolean } = {},
+): Promise<ExpandedRules> {
+  if (subscriptionIds && subscriptionIds.length === 0) return { prices: [], trades: [] };
   const only: SQL = subscriptionIds
     ? sql`and s.id in (${sql.join(subscriptionIds.map((id) => sql`${id}`), sql`, `)})`
     : sql``;
+  const kinds = sql`(s.type in (${sql.join(INDEX_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}) and s.threshold_percent is not null)`;
   const rows = await database.rows<Row>(
     sql`
       with s as (
         select id, scope, event_id, market_id, watchlist_id, type, threshold_percent, trigger_type,
                trigger_interval, expires_at, updated_at, rule_params
         from subscriptions s
-        where s.enabled and s.type in (${sql.join(INDEX_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}) and s.threshold_percent is not null ${only}
+        where s.enabled and ${trades ? sql`(${kinds} or s.type in (${sql.join(TRADE_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}))` : kinds} ${only}
       ), pairs as (
-        select s.id as sid, m.id as mid from s join catalog_markets m on m.id = s.market_id
-          where s.scope = 'Market'
-        union
+        -- Disjoint and without repeats (a market is in one event, and once in a watchlist): union
+        -- all. The Market scope's market is checked by the join below, not by a join of its own.
+        select s.id as sid, s.market_id as mid from s where s.scope = 'Market'
+        union all
         select s.id, m.id from s join catalog_markets m on m.event_id = s.event_id
           where s.scope = 'Event'
-        union
+        union all
         select s.id, wm.market_id from s join watchlist_markets wm on wm.watchlist_id = s.watchlist_id
           where s.scope = 'Watchlist'
       )
       select s.id as subscription_id, m.id as market_id, m.yes_token_id as token, s.type,
-             s.threshold_percent, s.rule_params->>'window' as move_window, s.trigger_type, s.trigger_interval,
+             s.threshold_percent, s.rule_params, s.trigger_type, s.trigger_interval, m.volume_24hr,
              (extract(epoch from s.expires_at) * 1000)::float8 as expires_at_ms,
              (extract(epoch from s.updated_at) * 1000)::float8 as updated_at_ms,
              -- A user change (restart, update) after the last firing clears its Recurring pause.
@@ -101,23 +142,35 @@ export async function expandPriceRules(
       left join subscription_preferences sp on sp.subscription_id = s.id
       where not m.closed and m.yes_token_id <> ''
       order by s.id, m.id`,
-    on,
   );
-  return rows.map((r) => ({
-    subscriptionId: r.subscription_id,
-    marketId: r.market_id,
-    token: r.token,
-    type: r.type,
-    thresholdPercent: Number(r.threshold_percent),
-    window: (MOVE_WINDOWS as readonly string[]).includes(r.move_window ?? '') ? (r.move_window as MoveWindow) : null,
-    triggerType: r.trigger_type,
-    triggerInterval: r.trigger_interval,
-    expiresAtMs: num(r.expires_at_ms),
-    updatedAtMs: num(r.updated_at_ms),
-    lastFiredAtMs: num(r.last_fired_at_ms),
-    rearmPoints: Number(r.rearm_points),
-    rearmAfter: r.rearm_after,
-  }));
+  const expanded: ExpandedRules = { prices: [], trades: [] };
+  for (const r of rows) {
+    const params = (typeof r.rule_params === 'string' ? JSON.parse(r.rule_params) : r.rule_params) as ExtraRuleParams | null;
+    const common = {
+      subscriptionId: r.subscription_id,
+      marketId: r.market_id,
+      token: r.token,
+      triggerType: r.trigger_type,
+      triggerInterval: r.trigger_interval,
+      expiresAtMs: num(r.expires_at_ms),
+      updatedAtMs: num(r.updated_at_ms),
+      lastFiredAtMs: num(r.last_fired_at_ms),
+    };
+    if (isTradeType(r.type)) {
+      expanded.trades.push({ ...common, type: r.type, params: params ?? {}, volume24hr: num(r.volume_24hr) ?? 0 });
+      continue;
+    }
+    const window = params?.window ?? null;
+    expanded.prices.push({
+      ...common,
+      type: r.type,
+      thresholdPercent: Number(r.threshold_percent),
+      window: (MOVE_WINDOWS as readonly string[]).includes(window ?? '') ? (window as MoveWindow) : null,
+      rearmPoints: Number(r.rearm_points),
+      rearmAfter: r.rearm_after,
+    });
+  }
+  return expanded;
 }
 
 /** The engine's rule for one pair, under the dense id the runner chose. */

@@ -106,17 +106,32 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   });
 
   // Newly followed tokens: a fresh book by REST sets their reference (unless the stream's
-  // subscription snapshot did first), so the first comparison is with a price of now.
-  runner.on('following', (tokens) => {
-    const wanted = tokens.filter((t) => watched.has(t) && runner.awaitsReference(t));
-    if (!clobRest || wanted.length === 0) return;
+  // subscription snapshot did first), so the first comparison is with a price of now. One request
+  // at a time: tokens followed while one is on its way (rules created one after another) go
+  // together in the next, and those the stream's snapshot covered meanwhile are not asked for.
+  let booksWanted = new Set<string>();
+  let booksOnTheirWay = false;
+  const fetchBooks = () => {
+    if (!clobRest || booksOnTheirWay) return;
+    const wanted = [...booksWanted].filter((t) => watched.has(t) && runner.awaitsReference(t));
+    booksWanted = new Set();
+    if (wanted.length === 0) return;
+    booksOnTheirWay = true;
     clobRest
       .getBooks(wanted)
       .then((books) => {
         const receivedAtMs = Date.now();
         for (const book of books) if (watched.has(book.assetId) && runner.awaitsReference(book.assetId)) prices.handle(book, receivedAtMs);
       })
-      .catch((error: unknown) => logger.warn({ err: error, tokens: wanted.length }, 'fetching books of newly followed tokens failed'));
+      .catch((error: unknown) => logger.warn({ err: error, tokens: wanted.length }, 'fetching books of newly followed tokens failed'))
+      .finally(() => {
+        booksOnTheirWay = false;
+        fetchBooks();
+      });
+  };
+  runner.on('following', (tokens) => {
+    for (const t of tokens) booksWanted.add(t);
+    fetchBooks();
   });
 
   // Handover: tokens taken from a live member count as followed once the stream's snapshot of

@@ -1,14 +1,12 @@
-import type { Database } from '../db/client.js';
 import type { RuleIndex } from '../engine/index.js';
 import type { RearmSide } from '../engine/rules.js';
-import { compileRule, expandPriceRules } from './expand.js';
+import { compileRule, type RulePair } from './expand.js';
 import type { FiringWriter } from './firing-writer.js';
 import type { PriceReferences } from './references.js';
 import type { RuleSet } from './rule-set.js';
 import type { TokenPriceStore } from './token-prices.js';
 
 export interface RuleLoaderOptions {
-  database: Database;
   now: () => number;
   index: RuleIndex;
   rules: RuleSet;
@@ -27,10 +25,9 @@ export class RuleLoader {
 
   constructor(private readonly options: RuleLoaderOptions) {}
 
-  /** Replaces the rules of these subscriptions (every subscription when undefined). */
-  async load(subscriptionIds: readonly string[] | undefined): Promise<void> {
-    const { database, now, index, rules, references, writer, prices } = this.options;
-    const pairs = await expandPriceRules(database, subscriptionIds);
+  /** Replaces the rules of these subscriptions (every subscription when undefined) with `pairs`, their expansion (expand.ts). */
+  load(subscriptionIds: readonly string[] | undefined, pairs: readonly RulePair[]): void {
+    const { now, index, rules, references, writer, prices } = this.options;
     let tokensChanged = false;
     // Tokens followed before this reload; a reload that keeps following one keeps its reference.
     const dropped = new Set<string>();

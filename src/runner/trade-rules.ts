@@ -1,105 +1,15 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import {
-  DEFAULT_TRIGGER_INTERVAL,
-  LARGE_TRADE_TYPE,
-  TRIGGER_INTERVAL_MS,
-  VOLUME_SPIKE_TYPE,
-  type TradeSide,
-  type TriggerInterval,
-  type TriggerType,
-} from '../domain/enums.js';
-import type { ExtraRuleParams } from '../domain/rule-params.js';
+import { DEFAULT_TRIGGER_INTERVAL, LARGE_TRADE_TYPE, TRIGGER_INTERVAL_MS, VOLUME_SPIKE_TYPE, type TradeSide } from '../domain/enums.js';
 import { LargeTradeRules } from '../engine/large-trades.js';
 import type { Firing } from '../engine/rules.js';
 import type { Trade, TradeRule } from '../engine/trade-rules.js';
 import { VolumeSpikeRules } from '../engine/volume-spikes.js';
 import type { LastTradeMessage } from '../venue/clob/messages.js';
+import type { TradeRulePair } from './expand.js';
 import type { FiringWriter } from './firing-writer.js';
 import { sourceEventOf } from './prices-from-stream.js';
 import { RuleSet } from './rule-set.js';
-
-const TRADE_RULE_TYPES = [LARGE_TRADE_TYPE, VOLUME_SPIKE_TYPE] as const;
-
-/** One enabled trade subscription on one open market, as the SQL expansion answers it. */
-interface TradeRulePair {
-  subscriptionId: string;
-  marketId: string;
-  token: string;
-  type: (typeof TRADE_RULE_TYPES)[number];
-  params: ExtraRuleParams;
-  triggerType: TriggerType;
-  triggerInterval: TriggerInterval | null;
-  expiresAtMs: number | null;
-  updatedAtMs: number | null;
-  lastFiredAtMs: number | null;
-  /** The market's `volume24hr` as the catalog last synced it. */
-  volume24hr: number;
-}
-
-type Row = {
-  subscription_id: string;
-  market_id: string;
-  token: string;
-  type: TradeRulePair['type'];
-  rule_params: ExtraRuleParams | string | null;
-  trigger_type: TriggerType;
-  trigger_interval: TriggerInterval | null;
-  expires_at_ms: number | string | null;
-  updated_at_ms: number | string | null;
-  last_fired_at_ms: number | string | null;
-  volume_24hr: number | string | null;
-};
-
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
-/**
- * Expands enabled `Large Trade` and `Volume Spike` subscriptions to (subscription, market, Yes
- * token) pairs by scope, as `expandPriceRules` does for price rules: Market → its market; Event →
- * every open market of the event; Watchlist → every open market in the watchlist.
- */
-async function expandTradeRules(database: Database, subscriptionIds?: readonly string[]): Promise<TradeRulePair[]> {
-  if (subscriptionIds && subscriptionIds.length === 0) return [];
-  const only: SQL = subscriptionIds ? sql`and s.id in (${sql.join(subscriptionIds.map((id) => sql`${id}`), sql`, `)})` : sql``;
-  const rows = await database.rows<Row>(sql`
-    with s as (
-      select id, scope, event_id, market_id, watchlist_id, type, rule_params, trigger_type, trigger_interval, expires_at, updated_at
-      from subscriptions s
-      where s.enabled and s.type in (${sql.join(TRADE_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}) ${only}
-    ), pairs as (
-      select s.id as sid, m.id as mid from s join catalog_markets m on m.id = s.market_id where s.scope = 'Market'
-      union
-      select s.id, m.id from s join catalog_markets m on m.event_id = s.event_id where s.scope = 'Event'
-      union
-      select s.id, wm.market_id from s join watchlist_markets wm on wm.watchlist_id = s.watchlist_id where s.scope = 'Watchlist'
-    )
-    select s.id as subscription_id, m.id as market_id, m.yes_token_id as token, s.type, s.rule_params,
-           s.trigger_type, s.trigger_interval, m.volume_24hr,
-           (extract(epoch from s.expires_at) * 1000)::float8 as expires_at_ms,
-           (extract(epoch from s.updated_at) * 1000)::float8 as updated_at_ms,
-           -- A user change (restart, update) after the last firing clears its Recurring pause.
-           case when s.updated_at is null or st.last_fired_at > s.updated_at
-                then (extract(epoch from st.last_fired_at) * 1000)::float8 end as last_fired_at_ms
-    from pairs p
-    join s on s.id = p.sid
-    join catalog_markets m on m.id = p.mid
-    left join subscription_market_state st on st.subscription_id = s.id and st.market_id = m.id
-    where not m.closed and m.yes_token_id <> ''
-    order by s.id, m.id`);
-  return rows.map((r) => ({
-    subscriptionId: r.subscription_id,
-    marketId: r.market_id,
-    token: r.token,
-    type: r.type,
-    params: (typeof r.rule_params === 'string' ? JSON.parse(r.rule_params) : r.rule_params) ?? {},
-    triggerType: r.trigger_type,
-    triggerInterval: r.trigger_interval,
-    expiresAtMs: num(r.expires_at_ms),
-    updatedAtMs: num(r.updated_at_ms),
-    lastFiredAtMs: num(r.last_fired_at_ms),
-    volume24hr: num(r.volume_24hr) ?? 0,
-  }));
-}
 
 /** The evaluator's rule for one pair (its id set by the caller); undefined when its stored parameters are unusable. */
 function compileTradeRule(pair: TradeRulePair): TradeRule | undefined {
@@ -156,12 +66,11 @@ export class TradeRunner {
   }
 
   /**
-   * Replaces the trade rules of these subscriptions (every one when undefined); answers whether
-   * the set of followed tokens changed.
+   * Replaces the trade rules of these subscriptions (every one when undefined) with `pairs`, their
+   * expansion (expand.ts); answers whether the set of followed tokens changed.
    */
-  async load(subscriptionIds: readonly string[] | undefined): Promise<boolean> {
-    const { database, now, writer } = this.options;
-    const pairs = await expandTradeRules(database, subscriptionIds);
+  load(subscriptionIds: readonly string[] | undefined, pairs: readonly TradeRulePair[]): boolean {
+    const { now, writer } = this.options;
     const dropped = new Set<string>();
     let tokensChanged = false;
     // Volume Spike rules that fired on a spike still going on, by (subscription, market): a reload

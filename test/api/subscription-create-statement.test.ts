@@ -56,4 +56,54 @@ describe(`creating a subscription in one statement (${engineName})`, () => {
     expect(listed.body.subscriptions).toHaveLength(1);
     expect(notices.length).toBe(before);
   });
+
+  it('refuses in the order it always did: the watchlist, then the limit, then the scope', async () => {
+    const other = await env.newAccount();
+    const { marketId: _m, ...noMarket } = body(event.markets[0]!.id);
+    const theirs = await env.http.post('/subscriptions').set(other.auth).send(noMarket).expect(404);
+    expect(theirs.body.error).toMatch(/Watchlist not found/);
+    const atLimit = await env.http.post('/subscriptions').set(a.auth).send(noMarket).expect(403);
+    expect(atLimit.body.error).toMatch(/MAX_SUBSCRIPTIONS/);
+    const own = await env.http.post('/watchlists').set(other.auth).send({ name: 'Docks', events: { [event.id]: {} } }).expect(201);
+    const scope = await env.http.post('/subscriptions').set(other.auth).send({ ...noMarket, watchlistId: own.body.watchList.id }).expect(400);
+    expect(scope.body.error).toMatch(/marketId is required for the Market scope/);
+  });
+});
+
+describe(`creates sent at once (${engineName})`, () => {
+  it('never take an account past MAX_SUBSCRIPTIONS, and each answer matches what was stored', async () => {
+    const env3 = await createTestEnv({ MAX_SUBSCRIPTIONS: '3' });
+    try {
+      const b = await env3.newAccount();
+      const e = await seedEvent(env3.database, { title: 'Quay cranes', markets: 3 });
+      const wl = await env3.http.post('/watchlists').set(b.auth).send({ name: 'Quays', events: { [e.id]: {} } }).expect(201);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          env3.http
+            .post('/subscriptions')
+            .set(b.auth)
+            .send({
+              watchlistId: wl.body.watchList.id,
+              subscriptionScope: 'Market',
+              eventId: e.id,
+              marketId: e.markets[i % 3]!.id,
+              subscriptionTypeConfig: { type: 'Crossing', config: { params: { threshold_percent: 10 + i } } },
+              triggerType: 'Recurring',
+              channels: [{ type: 'In App' }],
+            }),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 403, 403, 403, 403, 403]);
+      const created = results.filter((r) => r.status === 201).map((r) => r.body.subscription);
+      const listed = await env3.http.get('/subscriptions').set(b.auth).expect(200);
+      expect(listed.body.subscriptions).toHaveLength(3);
+      for (const sub of created) {
+        const one = await env3.http.get(`/subscription/${sub.subscriptionId}`).set(b.auth).expect(200);
+        expect(one.body.subscription).toEqual(sub);
+        expect(sub).toMatchObject({ watchlistName: 'Quays', eventTitle: 'Quay cranes', channels: [{ type: 'In App' }], triggerCount: 0 });
+      }
+    } finally {
+      await env3.close();
+    }
+  });
 });

@@ -132,6 +132,47 @@ describe(`engine runner: price firings (${engineName})`, () => {
     expect((await getSub(env, a, subId)).status).toEqual({ enabled: true, reason: 'Triggered' });
   });
 
+  it('rules created while the engine runs, several at once, are loaded from their change notices and fire on the next crossing', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { title: 'Harbour traffic', markets: 5 });
+    const wl = await watchlistWith(env, a, [event]);
+    const { runner, c } = await started();
+    const [tradeMarket, ...priceMarkets] = event.markets;
+    // Created together: their notices can arrive while a reload runs and be loaded by one.
+    const [tradeSub, ...priceSubs] = await Promise.all([
+      env.http
+        .post('/subscriptions')
+        .set(a.auth)
+        .send({
+          watchlistId: wl,
+          subscriptionScope: 'Market',
+          eventId: event.id,
+          marketId: tradeMarket!.id,
+          subscriptionTypeConfig: { type: 'Large Trade', config: { params: { min_usd: 1000 } } },
+          triggerType: 'Recurring',
+          channels: [{ type: 'In App' }],
+        })
+        .expect(201)
+        .then((res) => res.body.subscription.subscriptionId as string),
+      ...priceMarkets.map((m) => subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, threshold: 60 })),
+    ]);
+    await waitFor(() => {
+      for (const m of event.markets) expect(runner.tokens()).toContain(m.yesTokenId);
+      return true;
+    });
+    for (const m of priceMarkets) runner.onPrice(m!.yesTokenId, 0.5, c.now());
+    c.advance(100);
+    for (const m of priceMarkets) runner.onPrice(m!.yesTokenId, 0.65, c.now());
+    const at = c.now();
+    runner.onTrade({ type: 'last_trade_price', assetId: tradeMarket!.yesTokenId, market: '0xm', price: 0.5, side: 'BUY', size: 4000, timestampMs: at, transactionHash: null }, at);
+    await runner.idle();
+    for (const [i, subId] of priceSubs.entries()) {
+      const rows = await notificationsOf(env, subId);
+      expect(rows.map((r) => [r.payload.marketId, r.payload.detectedValue])).toEqual([[priceMarkets[i]!.id, 0.65]]);
+    }
+    expect((await notificationsOf(env, tradeSub!)).map((r) => r.payload.marketId)).toEqual([tradeMarket!.id]);
+  });
+
   it('Watchlist scope fires for each market of the watchlist', async () => {
     const a = await env.newAccount();
     const e1 = await seedEvent(env.database, { markets: 2 });

@@ -38,8 +38,8 @@ export async function writeChannels(tx: Tx, subscriptionId: string, channels: Ch
   await channelRows(tx, subscriptionId, channels);
 }
 
-/** The insert of a subscription's channels, to run as it is or inside a larger statement. */
-export function channelRows(tx: Tx, subscriptionId: string, channels: ChatChannel[]) {
+/** The insert of a subscription's channels. */
+function channelRows(tx: Tx, subscriptionId: string, channels: ChatChannel[]) {
   return tx.insert(subscriptionChannels).values(
     channels.map((c, position) => {
       const settings: ChannelSettings = c.settings ?? {};

@@ -1,19 +1,20 @@
 import type { z } from 'zod';
-import { sql } from 'drizzle-orm';
-import { queryRows, type Tx } from '../../db/client.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Queryable } from '../../db/client.js';
 import { SUBSCRIPTION_CHANGED } from '../../db/coordination.js';
-import { subscriptions } from '../../db/schema/index.js';
+import { insertWhere } from '../../db/insert-where.js';
+import { subscriptionChannels, subscriptions, type ChannelSettings } from '../../db/schema/index.js';
 import { CREATED, statusColumns } from '../../domain/subscription-status.js';
 import { withTransaction, type ServiceContext } from '../context.js';
-import { limitExceeded } from '../errors.js';
+import { limitExceeded, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../validate.js';
-import { requireOwnedWatchlist } from '../watchlists/owned.js';
-import { channelRows, checkChannels } from './channels.js';
+import { requireOwnedWatchlist, WATCHLIST_NOT_FOUND } from '../watchlists/owned.js';
+import { checkChannels } from './channels.js';
 import { ruleColumns } from './rule-fields.js';
-import { ChatSubscriptionInput, CreateSubscriptionInput } from './schemas.js';
+import { ChatSubscriptionInput, CreateSubscriptionInput, type ChatChannel } from './schemas.js';
 import { targetFound, targetWanted } from './targets.js';
-import { loadSubscriptionView, type SubscriptionView } from './view.js';
+import { toView, type JsonRow, type SubscriptionView } from './view.js';
 
 export async function createSubscription({ ctx, input }: { ctx: ServiceContext; input: CreateSubscriptionInput }): Promise<SubscriptionView> {
   return insertSubscription(ctx, parseInput(CreateSubscriptionInput, input));
@@ -24,46 +25,118 @@ export async function createChatSubscription({ ctx, input }: { ctx: ServiceConte
   return insertSubscription(ctx, parseInput(ChatSubscriptionInput, input));
 }
 
-async function insertSubscription(ctx: ServiceContext, body: z.output<typeof ChatSubscriptionInput>): Promise<SubscriptionView> {
+type Body = z.output<typeof ChatSubscriptionInput>;
+
+/**
+ * The checks, the subscription, its channels, the change notice and the answer are one statement
+ * (each statement through PGlite costs the service's own CPU: parse, plan and a protocol exchange).
+ * On PGlite that statement is the whole create: one session, and a statement is atomic. On
+ * PostgreSQL the watchlist's lock comes first, as a statement of its own in a transaction: in one
+ * statement with the checks, their snapshot would be taken before the lock was granted, and two
+ * creates on one watchlist could both pass the MAX_SUBSCRIPTIONS check.
+ */
+async function insertSubscription(ctx: ServiceContext, body: Body): Promise<SubscriptionView> {
   const channels = await checkChannels(ctx, body.channels);
+  if (ctx.database.kind === 'pglite' && !ctx.tx) return createIn(ctx.database.db, ctx, body, channels);
   return withTransaction(ctx, async (tx) => {
-    // The lock is a statement of its own: the checks after it must see what a create that held it
-    // before this one committed.
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);
-    const checked = await checkLimitAndTarget(tx, ctx.account.id, body);
-    if (checked.held >= ctx.config.MAX_SUBSCRIPTIONS) {
-      throw limitExceeded(`Subscription limit reached: an account may hold ${ctx.config.MAX_SUBSCRIPTIONS} subscriptions (MAX_SUBSCRIPTIONS)`, 'subscription', ctx.config.MAX_SUBSCRIPTIONS);
-    }
-    const target = targetFound(targetWanted(body.subscriptionScope, body.eventId, body.marketId), checked);
-    const id = newId();
-    const subscription = tx.insert(subscriptions).values({
-      id,
-      accountId: ctx.account.id,
-      watchlistId: body.watchlistId,
-      scope: body.subscriptionScope,
-      ...target,
-      ...ruleColumns(body.subscriptionTypeConfig, body.triggerType, body.triggerInterval),
-      expiresAt: body.expiresAt ?? null,
-      ...statusColumns(CREATED),
-    });
-    // The subscription, its channels and the change notice in one statement (the channels'
-    // foreign key is checked at its end, when the subscription is there): each statement through
-    // PGlite costs about a millisecond of the service's own CPU.
-    await tx.execute(sql`with s as (${subscription.getSQL()}), c as (${channelRows(tx, id, channels).getSQL()})
-      select pg_notify(${SUBSCRIPTION_CHANGED}, ${id})`);
-    return (await loadSubscriptionView(tx, ctx.account.id, id))!;
+    return createIn(tx, ctx, body, channels);
   });
 }
 
-/** How many subscriptions the account holds, and whether the event and market asked for are where they must be, in one query. */
-async function checkLimitAndTarget(tx: Tx, accountId: string, body: { watchlistId: string; eventId?: string | undefined; marketId?: string | undefined }) {
+/** What the create statement answers: the checks' findings, and the new row when they all passed. */
+interface CreatedRow extends Record<string, unknown> {
+  watchlist_name: string | null;
+  held: number;
+  event_in_watchlist: boolean;
+  market_in_event: boolean;
+  created: Omit<JsonRow, 'watchlist_name' | 'event_title' | 'market_question' | 'channels' | 'latest'> | string | null;
+  channels: JsonRow['channels'] | string | null;
+  event_title: string | null;
+  market_question: string | null;
+}
+
+async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels: ChatChannel[]): Promise<SubscriptionView> {
+  const accountId = ctx.account.id;
+  const max = ctx.config.MAX_SUBSCRIPTIONS;
+  // A scope naming the wrong fields is refused after the watchlist and the limit, as it always was.
+  let wanted: ReturnType<typeof targetWanted> | undefined;
+  let wantedError: unknown;
+  try {
+    wanted = targetWanted(body.subscriptionScope, body.eventId, body.marketId);
+  } catch (err) {
+    wantedError = err;
+  }
   const eventId = body.eventId ?? null;
   const marketId = body.marketId ?? null;
-  const [row] = await queryRows<{ held: number; event_in_watchlist: boolean; market_in_event: boolean }>(
-    tx,
-    sql`select (select count(*) from subscriptions where account_id = ${accountId})::int as held,
-      exists (select 1 from watchlist_events where watchlist_id = ${body.watchlistId} and event_id = ${eventId}) as event_in_watchlist,
-      exists (select 1 from catalog_markets where id = ${marketId} and event_id = ${eventId}) as market_in_event`,
+  const targetHolds: SQL =
+    wantedError !== undefined ? sql`false`
+    : wanted === null ? sql`true`
+    : wanted?.marketId === undefined ? sql`chk.event_in_watchlist`
+    : sql`chk.event_in_watchlist and chk.market_in_event`;
+  const id = newId();
+  const subscription = insertWhere(
+    subscriptions,
+    {
+      id,
+      accountId,
+      watchlistId: body.watchlistId,
+      scope: body.subscriptionScope,
+      eventId: wanted ? wanted.eventId : null,
+      marketId: wanted?.marketId ?? null,
+      ...ruleColumns(body.subscriptionTypeConfig, body.triggerType, body.triggerInterval),
+      expiresAt: body.expiresAt ?? null,
+      ...statusColumns(CREATED),
+    },
+    sql`exists (select 1 from chk where chk.watchlist_name is not null and chk.held < ${max} and ${targetHolds})`,
   );
-  return { held: Number(row!.held), eventInWatchlist: row!.event_in_watchlist, marketInEvent: row!.market_in_event };
+  const [row] = await queryRows<CreatedRow>(
+    on,
+    sql`with chk as (
+        select (select name from watchlists where id = ${body.watchlistId} and account_id = ${accountId}) as watchlist_name,
+          (select count(*) from subscriptions where account_id = ${accountId})::int as held,
+          exists (select 1 from watchlist_events where watchlist_id = ${body.watchlistId} and event_id = ${eventId}) as event_in_watchlist,
+          exists (select 1 from catalog_markets where id = ${marketId} and event_id = ${eventId}) as market_in_event
+      ), s as (${subscription} returning *),
+      c as (${channelsOf(channels)}),
+      n as (select pg_notify(${SUBSCRIPTION_CHANGED}, id) from s)
+      select chk.watchlist_name, chk.held, chk.event_in_watchlist, chk.market_in_event,
+        (select row_to_json(s) from s) as created,
+        (select json_agg(json_build_object('position', c.position, 'type', c.type, 'settings', c.settings) order by c.position) from c) as channels,
+        (select title from catalog_events where id = ${eventId}) as event_title,
+        (select question from catalog_markets where id = ${marketId}) as market_question,
+        (select count(*) from n)::int as notified
+      from chk`,
+  );
+  if (!row?.watchlist_name) throw notFound(WATCHLIST_NOT_FOUND, 'watchlist');
+  if (Number(row.held) >= max) {
+    throw limitExceeded(`Subscription limit reached: an account may hold ${max} subscriptions (MAX_SUBSCRIPTIONS)`, 'subscription', max);
+  }
+  if (wantedError !== undefined) throw wantedError;
+  targetFound(wanted!, { eventInWatchlist: row.event_in_watchlist, marketInEvent: row.market_in_event });
+  if (row.created === null) throw new Error('the subscription was not inserted although its checks passed');
+  // postgres.js parses json itself; PGlite's drizzle driver hands it over as text.
+  const created = typeof row.created === 'string' ? (JSON.parse(row.created) as Exclude<CreatedRow['created'], string | null>) : row.created;
+  const channelRows = typeof row.channels === 'string' ? (JSON.parse(row.channels) as JsonRow['channels']) : row.channels;
+  return toView({
+    ...created,
+    watchlist_name: row.watchlist_name,
+    event_title: row.event_title,
+    market_question: row.market_question,
+    channels: channelRows,
+    // A new subscription has no notification yet.
+    latest: null,
+  });
+}
+
+/** The channels' insert, one row per channel for each subscription `s` inserted (none when the checks failed). */
+function channelsOf(channels: ChatChannel[]): SQL {
+  if (channels.length === 0) return sql`select null::int as position, null::text as type, null::jsonb as settings where false`;
+  const rows = channels.map((c, position) => {
+    const settings: ChannelSettings = c.settings ?? {};
+    return sql`(${position}::int, ${c.type}::text, ${sql.param(settings, subscriptionChannels.settings)}::jsonb)`;
+  });
+  return sql`insert into ${subscriptionChannels} (subscription_id, position, type, settings)
+    select s.id, v.position, v.type, v.settings from s cross join (values ${sql.join(rows, sql`, `)}) as v(position, type, settings)
+    returning position, type, settings`;
 }

@@ -57,7 +57,7 @@ export interface RuleViewParams {
 type Filter = { accountId: string; subscriptionId?: string; watchlistId?: string };
 
 /** A subscription row as the listing query's JSON gives it (column names, timestamps as text). */
-interface JsonRow {
+export interface JsonRow {
   id: string;
   watchlist_id: string;
   watchlist_name: string;
@@ -132,7 +132,8 @@ function shownSettings(settings: ChannelSettings | null): ChannelSettings | unde
 const iso = (text: string) => new Date(text).toISOString();
 const isoOrNull = (text: string | null) => (text === null ? null : iso(text));
 
-function toView(row: JsonRow): SubscriptionView {
+/** The answer for one subscription row (the listing's, or a create's from what its insert returned). */
+export function toView(row: JsonRow): SubscriptionView {
   const isCatalog = row.type === CATALOG_RULE_TYPE;
   const params = storedParams({ thresholdPercent: row.threshold_percent, ruleParams: row.rule_params });
   const interval = row.trigger_interval ?? undefined;
