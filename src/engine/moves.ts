@@ -30,15 +30,29 @@ const FIRST_CAPACITY = 8;
 // So a price that fires nothing reads the block and writes the deques' tails, and reads a deque
 // only to drop the entries it dominates or to move a head whose entry left the window (issue #20:
 // a chain of objects and buffers per token made the window pass 3× as costly as a price-only one).
-/** Block header: per deque its region's offset in the pool, its entries and capacity; then the last price (the tail of both). */
-const LOW_AT = 0;
-const LOW_N = 1;
-const LOW_CAP = 2;
-const HIGH_AT = 3;
-const HIGH_N = 4;
-const HIGH_CAP = 5;
-const LAST = 6;
-const HEADER = 7;
+/**
+ * Block header. First what a quiet price reads: its quiet band (`QUIET_LO`, `QUIET_HI`: a price
+ * strictly inside fires and re-arms nothing, is no window's new extreme, and the last price was
+ * none either; NaN when not worked out) until `QUIET_UNTIL` (before any head's entry leaves its
+ * window), the last price (the tail of both deques), per deque its region's offset in the pool and
+ * its entries; then the deques' capacities.
+ */
+const QUIET_LO = 0;
+const QUIET_HI = 1;
+const QUIET_UNTIL = 2;
+const LAST = 3;
+const LOW_AT = 4;
+const LOW_N = 5;
+const HIGH_AT = 6;
+const HIGH_N = 7;
+const LOW_CAP = 8;
+const HIGH_CAP = 9;
+const HEADER = 10;
+/**
+ * How far inside a quiet band's ends a price must be: a move is rounded to 1e-9 (`moveBetween`)
+ * and the band's ends are sums, so a price this close to one is looked at in full.
+ */
+const QUIET_MARGIN = 1e-7;
 /** Window lengths, shortest first: a token's block has one slot per length, in this order. */
 const WINDOW_MS = MOVE_WINDOWS.map((w) => MOVE_WINDOW_MS[w]).sort((a, b) => a - b);
 /**
@@ -75,8 +89,8 @@ class WindowTrack {
   /** Rules in this book on this track, whatever their state: the track lives while any is there. */
   rules = 0;
 
-  /** `at`: the slot's offset in `MoveBook.hot`. */
-  constructor(readonly windowMs: number, readonly at: number) {}
+  /** `at`: the slot's offset in `MoveBook.hot`; `base`: its token's block. */
+  constructor(readonly windowMs: number, readonly at: number, readonly base: number) {}
 }
 
 /** A token's tracks, one per window length (by slot), for the paths that look at rules. */
@@ -199,6 +213,7 @@ export class MoveBook {
     hot[base + HIGH_AT] = high;
     hot[base + HIGH_CAP] = FIRST_CAPACITY;
     hot[base + LAST] = NaN;
+    hot[base + QUIET_LO] = NaN;
     this.blockOf[tokenIndex] = base;
     return new TokenWindows(base);
   }
@@ -211,7 +226,7 @@ export class MoveBook {
     const base = windows.base;
     if (this.hot[base + LOW_N] === 0 && price === price) this.push(base, nowMs, price);
     const at = base + HEADER + slot * SLOT;
-    const track = new WindowTrack(windowMs, at);
+    const track = new WindowTrack(windowMs, at, base);
     const hot = this.hot;
     const data = this.pool.data;
     hot[at + WIN] = windowMs;
@@ -227,6 +242,7 @@ export class MoveBook {
     hot[at + HIGH] = hot[base + HIGH_N] === 0 ? NaN : data[highEntry];
     hot[at + HIGH_UNTIL] = hot[base + HIGH_N] === 0 ? NaN : data[highEntry + 1];
     for (let kind = 0; kind <= KIND_EITHER; kind++) this.cache(track, kind, null);
+    hot[base + QUIET_LO] = NaN;
     windows.slots[slot] = track;
     return track;
   }
@@ -281,6 +297,7 @@ export class MoveBook {
     hot[base + LOW_N] = 0;
     hot[base + HIGH_N] = 0;
     hot[base + LAST] = NaN;
+    hot[base + QUIET_LO] = NaN;
     if (left === 0) {
       this.pool.release(hot[base + LOW_AT], 2 * hot[base + LOW_CAP]);
       this.pool.release(hot[base + HIGH_AT], 2 * hot[base + HIGH_CAP]);
@@ -296,7 +313,7 @@ export class MoveBook {
    * as extreme). The heads on a dropped entry come to the new one; a head on the previous price
    * learns its `until`.
    */
-  private push(base: number, atMs: number, price: number): void {
+  private push(base: number, atMs: number, price: number, quiet = false): void {
     const hot = this.hot;
     const last = hot[base + LAST];
     hot[base + LAST] = price;
@@ -316,7 +333,7 @@ export class MoveBook {
     }
     if (n === hot[base + LOW_CAP]) {
       // Full and nothing dropped: the entries before every head go (the deque doubles when more than half is left).
-      const from = this.shift(base, LOW_AT, LOW_HEAD, n);
+      const from = this.shift(base, LOW_AT, LOW_CAP, LOW_HEAD, n);
       n -= from;
       keptLow -= from;
       data = this.pool.data;
@@ -340,7 +357,7 @@ export class MoveBook {
       }
     }
     if (m === hot[base + HIGH_CAP]) {
-      const from = this.shift(base, HIGH_AT, HIGH_HEAD, m);
+      const from = this.shift(base, HIGH_AT, HIGH_CAP, HIGH_HEAD, m);
       m -= from;
       keptHigh -= from;
       data = this.pool.data;
@@ -349,7 +366,8 @@ export class MoveBook {
     data[at] = price;
     data[at + 1] = Infinity;
     hot[base + HIGH_N] = m + 1;
-
+    // Inside the quiet band no head is on the previous price or on an entry the price drops.
+    if (quiet) return;
     for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       if (hot[a + WIN] === 0) continue;
       const h = hot[a + LOW_HEAD];
@@ -372,24 +390,24 @@ export class MoveBook {
   }
 
   /**
-   * A full deque (`n` entries, the fields at `field` and heads at `head`) drops the entries no window
+   * A full deque (`n` entries; its offset at `field`, capacity at `capField`, heads at `head`) drops the entries no window
    * reads any more, moving to a region twice the size when more than half are left; answers how
    * many were dropped (every head moved back by as many).
    */
-  private shift(base: number, field: number, head: number, n: number): number {
+  private shift(base: number, field: number, capField: number, head: number, n: number): number {
     const hot = this.hot;
     const end = base + BLOCK;
     let from = n;
     for (let a = base + HEADER; a < end; a += SLOT) if (hot[a + WIN] !== 0) from = Math.min(from, hot[a + head]);
     const at = hot[base + field];
-    const capacity = hot[base + field + 2];
+    const capacity = hot[base + capField];
     if ((n - from) * 2 > capacity) {
       const moved = this.pool.alloc(4 * capacity);
       const data = this.pool.data;
       data.copyWithin(moved, at + 2 * from, at + 2 * n);
       this.pool.release(at, 2 * capacity);
       hot[base + field] = moved;
-      hot[base + field + 2] = 2 * capacity;
+      hot[base + capField] = 2 * capacity;
     } else {
       this.pool.data.copyWithin(at, at + 2 * from, at + 2 * n);
     }
@@ -401,8 +419,12 @@ export class MoveBook {
   sample(tokenIndex: number, price: number, nowMs: number, out: Firing[]): void {
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.endPauses(nowMs);
     const base = this.blockOf[tokenIndex];
-    this.push(base, nowMs, price);
     const hot = this.hot;
+    if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI] && nowMs < hot[base + QUIET_UNTIL]) {
+      this.push(base, nowMs, price, true);
+      return;
+    }
+    this.push(base, nowMs, price);
     for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       const windowMs = hot[a + WIN];
       if (windowMs === 0) continue;
@@ -428,6 +450,42 @@ export class MoveBook {
       if (downFires) this.evaluate(track, KIND_DOWN, down, price, nowMs, out);
       if (eitherFires) this.evaluate(track, KIND_EITHER, either, price, nowMs, out);
     }
+    this.settleQuiet(base, price);
+  }
+
+  /**
+   * Works out the token's quiet band after a price looked at in full: the prices strictly inside
+   * every window's extremes (so no head moves or learns its `until`) whose moves stay, for every
+   * kind, at or above its highest holding threshold and below its lowest armed one. Each move is
+   * then linear in the price, so each bound is a price; the margin keeps the rounding of moves out.
+   * Moves By holding rules allow both ends of a range: the band keeps the side the price is on.
+   * The band holds until the first head's entry could leave its window (1 ms early, for rounding).
+   */
+  private settleQuiet(base: number, price: number): void {
+    const hot = this.hot;
+    let lo = -Infinity;
+    let hi = Infinity;
+    let until = Infinity;
+    for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
+      const windowMs = hot[a + WIN];
+      if (windowMs === 0) continue;
+      const low = hot[a + LOW];
+      const high = hot[a + HIGH];
+      lo = Math.max(lo, low + QUIET_MARGIN, low + hot[a + MAX_HOLDING] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 2] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 4] + QUIET_MARGIN);
+      hi = Math.min(hi, high - QUIET_MARGIN, low + hot[a + MIN_ARMED] - QUIET_MARGIN, high - hot[a + MAX_HOLDING + 2] - QUIET_MARGIN, low + hot[a + MIN_ARMED + 4] - QUIET_MARGIN);
+      const holdingEither = hot[a + MAX_HOLDING + 4];
+      if (holdingEither !== -Infinity) {
+        if (price >= low + holdingEither + QUIET_MARGIN) lo = Math.max(lo, low + holdingEither + QUIET_MARGIN);
+        else if (price <= high - holdingEither - QUIET_MARGIN) hi = Math.min(hi, high - holdingEither - QUIET_MARGIN);
+        else lo = Infinity;
+      }
+      until = Math.min(until, hot[a + LOW_UNTIL] + windowMs - 1, hot[a + HIGH_UNTIL] + windowMs - 1);
+    }
+    // The price now must be inside too: else a head is on it and learns its `until` at the next price.
+    if (!(price > lo && price < hi)) lo = NaN;
+    hot[base + QUIET_LO] = lo;
+    hot[base + QUIET_HI] = hi;
+    hot[base + QUIET_UNTIL] = until;
   }
 
   /**
@@ -500,6 +558,7 @@ export class MoveBook {
   /** The group's lanes changed: its next price looks at them (and caches the bounds again). */
   private touch(track: WindowTrack, kind: number): void {
     this.hot[track.at + MIN_ARMED + 2 * kind] = -Infinity;
+    this.hot[track.base + QUIET_LO] = NaN;
   }
 
   private group(track: WindowTrack, kind: number): MoveGroup {
