@@ -27,9 +27,10 @@ const FIRST_CAPACITY = 8;
 
 // What a price reads lives in one Float64Array (`MoveBook.hot`), a block per token: the deques' ends
 // and, per window length, its heads with their price and `until` copied out and per kind two bounds.
-// So a price that fires nothing reads the block and writes the deques' tails, and reads a deque
-// only to drop the entries it dominates or to move a head whose entry left the window (issue #20:
-// a chain of objects and buffers per token made the window pass 3× as costly as a price-only one).
+// A price inside the token's quiet band reads the header's line and writes the deques' tails; any
+// other reads the whole block, and a deque only to drop the entries the price dominates or to move
+// a head whose entry left its window (issue #20: a chain of objects and buffers per token made the
+// window pass 3× as costly as a price-only one).
 /**
  * Block header. First what a quiet price reads: its quiet band (`QUIET_LO`, `QUIET_HI`: a price
  * strictly inside fires and re-arms nothing, is no window's new extreme, and the last price was
@@ -138,8 +139,9 @@ class MoveRule {
  * The window-move rules of the rule index (`Moves Up By`, `Moves Down By`, `Moves By`). Per token:
  * monotonic deques of its lowest and highest prices, read by each window length from a head of its
  * own; per (window, kind): armed and holding rules sorted by threshold; rules in their Recurring
- * pause in a heap. A price costs one push onto each deque, then per window length its heads and per
- * kind two comparisons against bounds kept in one flat array, plus the rules that fire or re-arm.
+ * pause in a heap. A price inside the token's quiet band costs one push onto each deque; another,
+ * per window length, its heads and per kind two comparisons against bounds kept in one flat array,
+ * plus the rules that fire or re-arm.
  * Same semantics as the reference evaluator (docs/engine.md "Window moves").
  */
 export class MoveBook {
