@@ -33,10 +33,11 @@ const FIRST_CAPACITY = 8;
 // window pass 3× as costly as a price-only one).
 /**
  * Block header. First what a quiet price reads: its quiet band (`QUIET_LO`, `QUIET_HI`: a price
- * strictly inside fires and re-arms nothing, is no window's new extreme, and the last price was
- * none either; NaN when not worked out) until `QUIET_UNTIL` (before any head's entry leaves its
- * window), the last price (the tail of both deques), per deque its region's offset in the pool and
- * its entries; then the deques' capacities.
+ * strictly inside fires and re-arms nothing and is no window's new extreme; NaN when not worked
+ * out) until `QUIET_UNTIL` (before any head's entry leaves its window), the last price (the tail of
+ * both deques), per deque its region's offset in the pool and its entries; then the deques'
+ * capacities and `ON_LAST`: bits of the heads on the last price (bit 2·slot: low, 2·slot + 1: high),
+ * whose `until` the next price sets.
  */
 const QUIET_LO = 0;
 const QUIET_HI = 1;
@@ -48,7 +49,8 @@ const HIGH_AT = 6;
 const HIGH_N = 7;
 const LOW_CAP = 8;
 const HIGH_CAP = 9;
-const HEADER = 10;
+const ON_LAST = 10;
+const HEADER = 11;
 /**
  * How far inside a quiet band's ends a price must be: a move is rounded to 1e-9 (`moveBetween`)
  * and the band's ends are sums, so a price this close to one is looked at in full.
@@ -423,6 +425,7 @@ export class MoveBook {
     const base = this.blockOf[tokenIndex];
     const hot = this.hot;
     if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI] && nowMs < hot[base + QUIET_UNTIL]) {
+      if (hot[base + ON_LAST] !== 0) this.endLast(base, nowMs);
       this.push(base, nowMs, price, true);
       return;
     }
@@ -461,16 +464,20 @@ export class MoveBook {
    * kind, at or above its highest holding threshold and below its lowest armed one. Each move is
    * then linear in the price, so each bound is a price; the margin keeps the rounding of moves out.
    * Moves By holding rules allow both ends of a range: the band keeps the side the price is on.
-   * The band holds until the first head's entry could leave its window (1 ms early, for rounding).
+   * The band holds until the first head's entry could leave its window (1 ms early, for rounding);
+   * the heads on the price now (an extreme: `until` Infinity) are noted, for the next price to end.
    */
   private settleQuiet(base: number, price: number): void {
     const hot = this.hot;
     let lo = -Infinity;
     let hi = Infinity;
     let until = Infinity;
-    for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
+    let onLast = 0;
+    for (let slot = 0, a = base + HEADER; slot < WINDOW_MS.length; slot++, a += SLOT) {
       const windowMs = hot[a + WIN];
       if (windowMs === 0) continue;
+      if (hot[a + LOW_UNTIL] === Infinity) onLast |= 1 << (2 * slot);
+      if (hot[a + HIGH_UNTIL] === Infinity) onLast |= 2 << (2 * slot);
       const low = hot[a + LOW];
       const high = hot[a + HIGH];
       lo = Math.max(lo, low + QUIET_MARGIN, low + hot[a + MAX_HOLDING] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 2] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 4] + QUIET_MARGIN);
@@ -483,11 +490,28 @@ export class MoveBook {
       }
       until = Math.min(until, hot[a + LOW_UNTIL] + windowMs - 1, hot[a + HIGH_UNTIL] + windowMs - 1);
     }
-    // The price now must be inside too: else a head is on it and learns its `until` at the next price.
-    if (!(price > lo && price < hi)) lo = NaN;
     hot[base + QUIET_LO] = lo;
     hot[base + QUIET_HI] = hi;
     hot[base + QUIET_UNTIL] = until;
+    hot[base + ON_LAST] = onLast;
+  }
+
+  /**
+   * A quiet price replaces the one the `ON_LAST` heads are on: they stay (it is no new extreme)
+   * and their entry's `until` is now, so the band lasts no longer than their window from now.
+   */
+  private endLast(base: number, nowMs: number): void {
+    const hot = this.hot;
+    const onLast = hot[base + ON_LAST];
+    let until = hot[base + QUIET_UNTIL];
+    for (let slot = 0; slot < WINDOW_MS.length; slot++) {
+      const at = base + HEADER + slot * SLOT;
+      if ((onLast & (1 << (2 * slot))) !== 0) hot[at + LOW_UNTIL] = nowMs;
+      if ((onLast & (2 << (2 * slot))) !== 0) hot[at + HIGH_UNTIL] = nowMs;
+      if ((onLast & (3 << (2 * slot))) !== 0) until = Math.min(until, nowMs + WINDOW_MS[slot] - 1);
+    }
+    hot[base + QUIET_UNTIL] = until;
+    hot[base + ON_LAST] = 0;
   }
 
   /**
