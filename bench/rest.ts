@@ -98,9 +98,10 @@ function cpuSeconds(pid: number | undefined): number {
 async function load(
   url: string,
   o: RestBenchOptions,
-  request: { method?: string; token?: string; body?: unknown },
+  request: { method?: string; token?: string; body?: unknown; bodies?: () => unknown },
   server: Child,
 ): Promise<{ result: AutocannonResult; cpuMsPerRequest: number; logBytesPerRequest: number }> {
+  const { bodies } = request;
   const options = {
     url,
     connections: o.connections,
@@ -109,6 +110,8 @@ async function load(
     method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
     headers: { 'content-type': 'application/json', ...(request.token ? { authorization: `Bearer ${request.token}` } : {}) },
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    // A body of its own for each request (`bodies`), for figures that caches must not flatter.
+    ...(bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: JSON.stringify(bodies()) }) }] } : {}),
   };
   // A short warm-up (JIT, connection pools, caches), not counted.
   await autocannon({ ...options, duration: Math.min(2, o.seconds) });
@@ -209,7 +212,7 @@ async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'po
     console.log(`${kind}: POST /subscriptions, sequential: ${fmt(createsPerSecond, 0)}/s, ${fmt(createCpuMs, 2)} CPU ms each`);
 
     const rows: Row[] = [];
-    const measured = async (name: string, url: string, request: { method?: string; token?: string; body?: unknown }) => {
+    const measured = async (name: string, url: string, request: { method?: string; token?: string; body?: unknown; bodies?: () => unknown }) => {
       const { result, cpuMsPerRequest, logBytesPerRequest } = await load(url, o, request, child);
       rows.push({ name: `${kind}: ${name}`, result, cpuMsPerRequest, logBytesPerRequest });
       console.log(`${kind}: ${name}: ${fmt(result.requests.average, 0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${fmt(cpuMsPerRequest, 2)} CPU ms/request`);
@@ -219,11 +222,36 @@ async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'po
     await measured(`GET /subscriptions (${o.rules} rules)`, `${api}/subscriptions`, { token });
     await measured('GET /me', `${api}/me`, { token });
     await measured('POST /search "bitcoin"', `${api}/search?limit=10`, { body: { keyphrases: [{ text: 'bitcoin' }] } });
+    const sets = distinctSearches();
+    let next = 0;
+    await measured(`POST /search, ${fmt(sets.length, 0)} distinct sets cycled (misses)`, `${api}/search?limit=10`, {
+      method: 'POST',
+      bodies: () => sets[next++ % sets.length],
+    });
     await measured('GET /catalog/search?q=bitc', `${api}/catalog/search?q=bitc`, {});
     return { rows, createsPerSecond, createCpuMs };
   } finally {
     await stopChild(child);
   }
+}
+
+// Words of the simulator's catalog and others: pairs of them, ordered, under both operators.
+const SEARCH_WORDS = (
+  'bitcoin ethereum solana election president senate house governor fed rates inflation recession ' +
+  'oil gold price above below march june december world cup final champion win nba nfl league ' +
+  'ai model launch apple tesla stock market war ceasefire treaty summit vote bill court ruling ' +
+  'storm record temperature'
+).split(' ');
+
+/**
+ * Thousands of distinct keyphrase sets, more than the search answer cache holds (1,000, oldest
+ * first): cycled through, every request is a miss, the general case of distinct users' searches.
+ */
+function distinctSearches(): unknown[] {
+  const sets: unknown[] = [];
+  for (const searchMatchOperator of ['OR', 'AND'])
+    for (const a of SEARCH_WORDS) for (const b of SEARCH_WORDS) if (a !== b) sets.push({ keyphrases: [{ text: a }, { text: b }], searchMatchOperator });
+  return sets;
 }
 
 async function withScratchDatabase<T>(baseUrl: string, run: (url: string) => Promise<T>): Promise<T> {

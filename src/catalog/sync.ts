@@ -1,5 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { inTransaction, type Database, type Tx } from '../db/client.js';
+import { inTransaction, notifyChange, type Database, type Tx } from '../db/client.js';
+import { CATALOG_CHANGED } from '../db/coordination.js';
 import { catalogChanges, catalogEvents, catalogMarkets, type CatalogChangeDetails } from '../db/schema/index.js';
 import type { CatalogChangeKind } from '../domain/enums.js';
 import type { Logger } from '../logger.js';
@@ -50,6 +51,8 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
     const fetchedInto = await autoFetchNewMarkets(tx, found.newMarkets);
     const changed = new Set([...added, ...fetchedInto]);
     await announceAll(tx, changed);
+    // Every pass rewrites titles, prices and volumes: every process's search answers are stale (on commit).
+    await notifyChange(tx, CATALOG_CHANGED, 'sync');
     return { changes, watchlistsChanged: changed.size };
   });
   const result: SyncReport = {

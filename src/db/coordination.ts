@@ -68,4 +68,15 @@ export const SHARDS_READY = 'engine_shards_ready';
 /** An API token was revoked; the payload is its id (the API's token check cache forgets it). */
 export const TOKEN_REVOKED = 'api_token_revoked';
 
-export const NOTIFY_CHANNELS = [DELIVERY_DUE_CHANNEL, WATCHLIST_CHANGED, SUBSCRIPTION_CHANGED, SHARDS_CHANGED, SHARDS_READY, TOKEN_REVOKED] as const;
+/** A catalog sync pass committed (events, markets, tags, prices, volumes): the API's search answers are stale. */
+export const CATALOG_CHANGED = 'catalog_changed';
+
+export const NOTIFY_CHANNELS = [
+  DELIVERY_DUE_CHANNEL,
+  WATCHLIST_CHANGED,
+  SUBSCRIPTION_CHANGED,
+  SHARDS_CHANGED,
+  SHARDS_READY,
+  TOKEN_REVOKED,
+  CATALOG_CHANGED,
+] as const;

@@ -1,7 +1,7 @@
-import { and, eq, gt, inArray, ne, or, sql } from 'drizzle-orm';
-import { inTransaction, notifyChanges, type Queryable } from '../db/client.js';
+import { eq, sql } from 'drizzle-orm';
+import { inTransaction, queryRows, type Queryable } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
-import { accountPreferences, deliveryAttempts, notifications, subscriptionPreferences } from '../db/schema/index.js';
+import { deliveryAttempts, notifications } from '../db/schema/index.js';
 import { DEFAULT_DIGEST_HOUR } from '../config.js';
 import { decideBatches, type AccountQuietHours, type BurstSettings } from './batches.js';
 import { insertDeliveries, insertNotifications } from './outbox-insert.js';
@@ -71,9 +71,8 @@ export async function writeNotificationsOnce(
   batching: BatchingOptions = DEFAULT_BATCHING,
 ): Promise<(string | null)[]> {
   if (inputs.length === 0) return [];
-  const prefs = await subscriptionPreferencesOf(tx, inputs);
+  const prefs = await preferencesOf(tx, inputs);
   const snoozes = prefs.snoozes;
-  const accounts = await accountPreferencesOf(tx, inputs);
   const nowMs = (batching.now ?? Date.now)();
   const rows = inputs.map((input) => ({
     id: newId(),
@@ -117,8 +116,8 @@ export async function writeNotificationsOnce(
     batchable.map(({ input, row }) => ({ accountId: input.accountId, subscriptionId: input.subscriptionId, channelType: row.channelType, settings: row.settings })),
     {
       nowMs,
-      quietHours: accounts.quietHours,
-      timezones: accounts.timezones,
+      quietHours: prefs.quietHours,
+      timezones: prefs.timezones,
       digests: prefs.digests,
       digestHour: batching.digestHour,
       ...(batching.burst ? { burst: batching.burst } : {}),
@@ -126,17 +125,14 @@ export async function writeNotificationsOnce(
   );
   const batched = new Map(batchable.flatMap((p, i) => (decisions[i] ? [[p.row.id, decisions[i]] as const] : [])));
   const deliveryRows = planned.map(({ row }) => ({ ...row, ...batched.get(row.id) }));
-  await insertDeliveries(tx, deliveryRows);
+  // The notices naming the new notifications go with the deliveries' insert (delivered on commit).
+  await insertDeliveries(tx, deliveryRows, { channel: DELIVERY_DUE_CHANNEL, payloads: notices(written.map((w) => w.id)) });
 
   const unsent = deliveryRows.filter((d) => d.status === 'FAILED');
   if (unsent.length > 0) {
     await tx.insert(deliveryAttempts).values(unsent.map((d) => ({ deliveryId: d.id, statusCode: null, error: d.lastError ?? null, durationMs: 0 })));
   }
 
-  await notifyDue(
-    tx,
-    written.map((w) => w.id),
-  );
   return ids;
 }
 
@@ -144,14 +140,14 @@ export async function writeNotificationsOnce(
 const IDS_PER_NOTICE = 200;
 
 /**
- * Tells the workers and the inbox streams, on commit, of new notifications: one notice per up to
- * 200 ids (comma separated), not one per notification. At 1,000 firings/s a notice each was 1,000
- * notices/s for the server to queue and fan out and for every listener to parse and act on.
+ * The notices that tell the workers and the inbox streams, on commit, of new notifications: one
+ * per up to 200 ids (comma separated), not one per notification. At 1,000 firings/s a notice each
+ * was 1,000 notices/s for the server to queue and fan out and for every listener to parse and act on.
  */
-function notifyDue(tx: Queryable, ids: readonly string[]) {
-  const notices: string[] = [];
-  for (let start = 0; start < ids.length; start += IDS_PER_NOTICE) notices.push(ids.slice(start, start + IDS_PER_NOTICE).join(','));
-  return notifyChanges(tx, DELIVERY_DUE_CHANNEL, notices);
+function notices(ids: readonly string[]): string[] {
+  const payloads: string[] = [];
+  for (let start = 0; start < ids.length; start += IDS_PER_NOTICE) payloads.push(ids.slice(start, start + IDS_PER_NOTICE).join(','));
+  return payloads;
 }
 
 export function snoozedError(until: Date): string {
@@ -159,49 +155,47 @@ export function snoozedError(until: Date): string {
 }
 
 /**
- * The inputs' subscriptions' snoozes in force now and digest modes: one query, none when no input
- * has a subscription.
+ * What a write needs of preferences, in one statement (none when no input needs any): the inputs'
+ * subscriptions' snoozes in force now and digest modes, and the time zones and quiet hours of the
+ * accounts that set them, for inputs with a channel other than the inbox.
  */
-async function subscriptionPreferencesOf(tx: Queryable, inputs: readonly NotificationToWrite[]) {
+async function preferencesOf(tx: Queryable, inputs: readonly NotificationToWrite[]) {
   const snoozes = new Map<string, Date>();
   const digests = new Map<string, 'hourly' | 'daily'>();
-  const ids = [...new Set(inputs.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])))];
-  if (ids.length === 0) return { snoozes, digests };
-  const rows = await tx
-    .select({
-      id: subscriptionPreferences.subscriptionId,
-      until: sql<Date | null>`case when ${subscriptionPreferences.snoozedUntil} > now() then ${subscriptionPreferences.snoozedUntil} end`.mapWith(
-        subscriptionPreferences.snoozedUntil,
-      ),
-      delivery: subscriptionPreferences.delivery,
-    })
-    .from(subscriptionPreferences)
-    .where(
-      and(
-        inArray(subscriptionPreferences.subscriptionId, ids),
-        or(gt(subscriptionPreferences.snoozedUntil, sql`now()`), ne(subscriptionPreferences.delivery, 'instant')),
-      ),
-    );
-  for (const r of rows) {
-    if (r.until) snoozes.set(r.id, r.until);
-    if (r.delivery !== 'instant') digests.set(r.id, r.delivery);
-  }
-  return { snoozes, digests };
-}
-
-/** The time zones and quiet hours of the inputs' accounts that set them: one query, none without a channel but the inbox. */
-async function accountPreferencesOf(tx: Queryable, inputs: readonly NotificationToWrite[]) {
   const quietHours = new Map<string, AccountQuietHours>();
   const timezones = new Map<string, string>();
-  const ids = [...new Set(inputs.flatMap((i) => (i.channels.some((c) => c.type !== 'In App') ? [i.accountId] : [])))];
-  if (ids.length === 0) return { quietHours, timezones };
-  const rows = await tx
-    .select({ id: accountPreferences.accountId, timezone: accountPreferences.timezone, quietHours: accountPreferences.quietHours })
-    .from(accountPreferences)
-    .where(inArray(accountPreferences.accountId, ids));
+  const subscriptionIds = [...new Set(inputs.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])))];
+  const accountIds = [...new Set(inputs.flatMap((i) => (i.channels.some((c) => c.type !== 'In App') ? [i.accountId] : [])))];
+  if (subscriptionIds.length === 0 && accountIds.length === 0) return { snoozes, digests, quietHours, timezones };
+  // The ids as one JSON parameter each: the statement's text is the same whatever their number.
+  const rows = await queryRows<{
+    subscription_id: string | null;
+    snoozed_until_ms: number | null;
+    delivery: 'instant' | 'hourly' | 'daily' | null;
+    account_id: string | null;
+    timezone: string | null;
+    quiet_hours: AccountQuietHours | null;
+  }>(
+    tx,
+    sql`
+    select subscription_id, case when snoozed_until > now() then (extract(epoch from snoozed_until) * 1000)::float8 end as snoozed_until_ms,
+      delivery, null::text as account_id, null::text as timezone, null::jsonb as quiet_hours
+    from subscription_preferences
+    where subscription_id in (select jsonb_array_elements_text(${JSON.stringify(subscriptionIds)}::jsonb))
+      and (snoozed_until > now() or delivery <> 'instant')
+    union all
+    select null, null, null, account_id, timezone, quiet_hours
+    from account_preferences
+    where account_id in (select jsonb_array_elements_text(${JSON.stringify(accountIds)}::jsonb))`,
+  );
   for (const r of rows) {
-    timezones.set(r.id, r.timezone);
-    if (r.quietHours) quietHours.set(r.id, { timezone: r.timezone, ...r.quietHours });
+    if (r.subscription_id !== null) {
+      if (r.snoozed_until_ms !== null) snoozes.set(r.subscription_id, new Date(r.snoozed_until_ms));
+      if (r.delivery === 'hourly' || r.delivery === 'daily') digests.set(r.subscription_id, r.delivery);
+    } else if (r.account_id !== null && r.timezone !== null) {
+      timezones.set(r.account_id, r.timezone);
+      if (r.quiet_hours) quietHours.set(r.account_id, { ...r.quiet_hours, timezone: r.timezone });
+    }
   }
-  return { quietHours, timezones };
+  return { snoozes, digests, quietHours, timezones };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Queryable } from '../db/client.js';
+import { notifyChanges, queryRows, type Queryable } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelStatus, ChannelType, NotificationType } from '../domain/enums.js';
 
@@ -49,11 +49,22 @@ export async function insertNotifications(tx: Queryable, rows: readonly Notifica
   return new Set(inserted.map((r) => r.id));
 }
 
-export async function insertDeliveries(tx: Queryable, rows: readonly DeliveryRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/**
+ * Inserts deliveries and, in the same statement, queues the notices that announce them on commit
+ * (`pg_notify` on `channel`, one per payload): a round trip less on every firing write.
+ */
+export async function insertDeliveries(tx: Queryable, rows: readonly DeliveryRow[], notices: { channel: string; payloads: readonly string[] }): Promise<void> {
+  if (rows.length === 0) {
+    if (notices.payloads.length > 0) await notifyChanges(tx, notices.channel, notices.payloads);
+    return;
+  }
+  // A data-modifying WITH runs to completion whether or not the outer query reads it.
   await tx.execute(sql`
-    insert into deliveries (id, notification_id, position, channel_type, settings, status, last_error, due_at, batch_key)
-    select r.id, r.notification_id, r.position, r.channel_type, r.settings, r.status, r.last_error, coalesce(r.due_at, now()), r.batch_key
-    from jsonb_to_recordset(${JSON.stringify(rows.map((d) => ({ id: d.id, notification_id: d.notificationId, position: d.position, channel_type: d.channelType, settings: d.settings, status: d.status, last_error: d.lastError ?? null, due_at: d.dueAt ?? null, batch_key: d.batchKey ?? null })))}::jsonb)
-      as r(id text, notification_id text, position int, channel_type text, settings jsonb, status text, last_error text, due_at timestamptz, batch_key text)`);
+    with inserted as (
+      insert into deliveries (id, notification_id, position, channel_type, settings, status, last_error, due_at, batch_key)
+      select r.id, r.notification_id, r.position, r.channel_type, r.settings, r.status, r.last_error, coalesce(r.due_at, now()), r.batch_key
+      from jsonb_to_recordset(${JSON.stringify(rows.map((d) => ({ id: d.id, notification_id: d.notificationId, position: d.position, channel_type: d.channelType, settings: d.settings, status: d.status, last_error: d.lastError ?? null, due_at: d.dueAt ?? null, batch_key: d.batchKey ?? null })))}::jsonb)
+        as r(id text, notification_id text, position int, channel_type text, settings jsonb, status text, last_error text, due_at timestamptz, batch_key text)
+    )
+    select count(pg_notify(${notices.channel}::text, p)) from jsonb_array_elements_text(${JSON.stringify(notices.payloads)}::jsonb) as p`);
 }

@@ -71,9 +71,25 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   let sending = 0;
   /** The claims of those sends: a stop that cannot wait for them releases them. */
   const unanswered = new Map<string, ClaimedDelivery>();
+  /**
+   * Whether due deliveries may be left behind: the last claim took all it asked for (or none has run
+   * yet). Only then does a freed slot claim again. A claim that took fewer found the queue drained;
+   * what becomes due later announces itself (the notice of a write, a retry's timer, the poll).
+   * Claiming on every freed slot anyway cost a statement that found nothing after each send and each
+   * record, and on PGlite, whose queries run on the service's one thread, the one right after a
+   * claim held up the send it followed by ~2 ms.
+   */
+  let backlog = true;
+  /**
+   * A wake no claim has started after: one that came while every slot was taken (or a full batch of
+   * outcomes waited) is served by the next freed slot, not left for the poll.
+   */
+  let announced = false;
 
+  /** Something may have become due (a notice, a retry's timer, the poll): claim. */
   const wake = () => {
     if (!running) return;
+    announced = true;
     if (pumping) {
       again = true;
       return;
@@ -81,19 +97,29 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     pumping = pump().finally(() => (pumping = undefined));
   };
 
+  /** A send or its record finished: its slot takes what the last claim may have left behind. */
+  const slotFreed = () => {
+    if (backlog || announced) wake();
+  };
+
   async function pump() {
     do {
       again = false;
       while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
         const dueBy = opts.dueClock ? new Date(opts.dueClock()) : undefined;
-        const claimed = await claimDueDeliveries(database, concurrency - sending, leaseMs, dueBy).catch((err: unknown) => {
+        const limit = concurrency - sending;
+        announced = false;
+        const claimed = await claimDueDeliveries(database, limit, leaseMs, dueBy).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
           return [];
         });
+        // A batched delivery brings its whole batch, so a claim can take more than it asked for.
+        backlog = claimed.length >= limit;
         if (claimed.length === 0) break;
         // Claimed while stopping: not sent, given back at once rather than left to the lease.
         if (!running) await release(claimed);
         else for (const group of groupForChat(claimed)) track(group);
+        if (!backlog) break;
       }
     } while (again && running);
   }
@@ -106,7 +132,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       .catch((err: unknown) => logger.error({ err, deliveryIds: group.map((d) => d.id) }, 'delivery failed unexpectedly'))
       .finally(() => {
         inFlight.delete(work);
-        wake();
+        slotFreed(); // recorded: claiming may have paused for a full batch of records
       });
     inFlight.add(work);
   }
@@ -132,7 +158,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     } finally {
       sending -= group.length;
       for (const d of group) unanswered.delete(d.id);
-      wake(); // the slots are free: claim more while the outcomes are recorded
+      slotFreed(); // claim more while the outcomes are recorded
     }
     await settle(group, result, skipped);
   }

@@ -56,12 +56,22 @@ export class PriceBook {
   }
 
   /**
-   * Changes one kept level without recomputing the price: a message's changes are applied together
-   * before `applyLevelTop` or `applyTop`, so a half-applied message never shows a price.
+   * Changes a message's kept levels without recomputing any price: they are applied together
+   * before `applyLevelTop` or `applyTop`, so a half-applied message never shows a price. Each
+   * token is looked up once per run of its entries (a message lists one token's, then the other's).
    */
-  setLevel(token: string, side: 'BUY' | 'SELL', price: number, size: number): void {
-    const book = this.book(token);
-    (book.levels ??= new LevelBook()).apply(side, price, size);
+  setLevels(changes: ReadonlyArray<{ assetId: string; side: 'BUY' | 'SELL'; price: number; size: number }>): void {
+    let token: string | undefined;
+    let levels: LevelBook | undefined;
+    for (let i = 0; i < changes.length; i++) {
+      const c = changes[i]!;
+      if (c.assetId !== token || levels === undefined) {
+        token = c.assetId;
+        const book = this.book(token);
+        levels = book.levels ??= new LevelBook();
+      }
+      levels.apply(c.side, c.price, c.size);
+    }
   }
 
   /** Takes the top from the kept levels (for messages that carry no top of book). */

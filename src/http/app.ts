@@ -10,6 +10,7 @@ import { authenticateBearer, startTokenCheckCache } from '../services/tokens/ind
 import { authenticateSession, CSRF_HEADER } from '../services/sessions/index.js';
 import type { ServiceContext } from '../services/context.js';
 import { isServiceError } from '../services/errors.js';
+import { startSearchAnswerCache } from '../services/search/index.js';
 import { createDocsPage } from './docs-page.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
@@ -112,6 +113,11 @@ export function createApp(deps: AppDeps): HttpApp {
     logger.warn({ err }, 'token checks are not cached: could not follow revocation notices');
     return async () => {};
   });
+  // Public search answers cached in memory once catalog change notices are followed.
+  const searchCache = startSearchAnswerCache(database).catch((err: unknown) => {
+    logger.warn({ err }, 'search answers are not cached: could not follow catalog change notices');
+    return async () => {};
+  });
   // A Bearer header wins; without one, the console's session cookie (CSRF header on unsafe methods).
   const identify: RequestHandler = async (req, _res, next) => {
     const deps = { database, config, logger: req.log };
@@ -174,6 +180,7 @@ export function createApp(deps: AppDeps): HttpApp {
     close: async () => {
       await notificationStream.close();
       await (await tokenCache)();
+      await (await searchCache)();
     },
   };
 }

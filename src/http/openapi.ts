@@ -17,6 +17,10 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Rate limit exceeded; see Retry-After',
 };
 
+const IfNoneMatch = z.object({
+  'If-None-Match': z.string().optional().meta({ description: 'The ETag of an earlier answer: 304 while it is still current' }),
+});
+
 function errorResponses(codes: Set<number>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const code of [...codes].sort()) {
@@ -65,7 +69,12 @@ export function buildOpenApiDocument(routes: Route[], serverUrl?: string) {
     const errors = new Set([...(route.errors ?? []), 429, ...(route.auth === 'bearer' ? [401] : [])]);
     if (route.body) errors.add(400).add(413);
     const responses: Record<string, unknown> = {
-      [String(route.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: route.response } } },
+      [String(route.status ?? 200)]: {
+        description: 'Success',
+        ...(route.etag ? { headers: z.object({ ETag: z.string().meta({ description: 'Send it back as If-None-Match: 304 while unchanged' }) }) } : {}),
+        content: { 'application/json': { schema: route.response } },
+      },
+      ...(route.etag ? { '304': { description: 'Unchanged since the If-None-Match ETag; no body' } } : {}),
       ...errorResponses(errors),
     };
     paths[route.path] = {
@@ -74,11 +83,12 @@ export function buildOpenApiDocument(routes: Route[], serverUrl?: string) {
         summary: route.summary,
         tags: [route.tag],
         ...(route.auth === 'bearer' ? { security: [{ bearer: [] }] } : { security: [] }),
-        ...(params.length > 0 || route.query
+        ...(params.length > 0 || route.query || route.etag
           ? {
               requestParams: {
                 ...(params.length > 0 ? { path: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) } : {}),
                 ...(route.query ? { query: route.query } : {}),
+                ...(route.etag ? { header: IfNoneMatch } : {}),
               },
             }
           : {}),

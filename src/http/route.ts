@@ -25,6 +25,8 @@ interface Common {
   status?: 200 | 201;
   response: z.ZodType;
   errors?: number[];
+  /** The answer carries an ETag; a request whose If-None-Match names it is answered 304, no body. */
+  etag?: true;
 }
 
 export type RouteDef =
@@ -35,7 +37,7 @@ export type RouteDef =
 export class RawBody {
   constructor(
     readonly contentType: string,
-    readonly body: string,
+    readonly body: string | Buffer,
     readonly headers: Record<string, string> = {},
   ) {}
 }

@@ -97,10 +97,7 @@ export class StreamPrices {
   private priceChange(msg: PriceChangeMessage, receivedAtMs: number): void {
     const changes = msg.changes;
     const n = changes.length;
-    for (let i = 0; i < n; i++) {
-      const c = changes[i]!;
-      this.book.setLevel(c.assetId, c.side, c.price, c.size);
-    }
+    this.book.setLevels(changes);
     // A message covers one or two tokens: a scan of the few later entries beats a Set here.
     for (let i = 0; i < n; i++) {
       const c = changes[i]!;

@@ -13,6 +13,8 @@ import type { SimulatorScenario } from './schemas.js';
 import { SimState } from './state.js';
 import { WsHub } from './ws-hub.js';
 
+const SIMULATOR_KEEP_ALIVE_MS = 65_000;
+
 export interface SimulatorOptions {
   port: number;
   host?: string;
@@ -82,6 +84,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     state,
     async start() {
       const srv = createServer(app);
+      // Tests and tools reuse keep-alive sockets: with Node's 5 s default a client whose event loop
+      // is held (PGlite queries run in the test's own thread) can send on a socket the simulator
+      // has just closed and get ECONNRESET. A minute's idle keeps that race out of every test run.
+      srv.keepAliveTimeout = SIMULATOR_KEEP_ALIVE_MS;
+      srv.headersTimeout = SIMULATOR_KEEP_ALIVE_MS + 5_000;
       server = srv;
       hub.attach(srv);
       await new Promise<void>((resolve, reject) => {

@@ -67,7 +67,35 @@ function rebuildTop(bids: Map<number, number>, asks: Map<number, number>) {
   return [bidPrices.length ? Math.max(...bidPrices) : undefined, askPrices.length ? Math.min(...askPrices) : undefined];
 }
 
+function sameTopsAsRebuild(bids: Array<{ price: string; size: string }>, asks: Array<{ price: string; size: string }>, changes: Array<{ side: 'BUY' | 'SELL'; price: string; size: string; read: boolean }>) {
+  const book = new LevelBook();
+  const num = (l: { price: string; size: string }) => ({ price: Number(l.price), size: Number(l.size) });
+  book.replace(bids.map(num), asks.map(num));
+  const ref = { BUY: new Map<number, number>(), SELL: new Map<number, number>() };
+  for (const l of bids) ref.BUY.set(Number(l.price), Number(l.size));
+  for (const l of asks) ref.SELL.set(Number(l.price), Number(l.size));
+  expect([book.bids.top(), book.asks.top()]).toEqual(rebuildTop(ref.BUY, ref.SELL));
+  for (const c of changes) {
+    book.apply(c.side, Number(c.price), Number(c.size));
+    ref[c.side].set(Number(c.price), Number(c.size));
+    if (c.read) expect([book.bids.top(), book.asks.top()]).toEqual(rebuildTop(ref.BUY, ref.SELL));
+  }
+  expect([book.bids.top(), book.asks.top()]).toEqual(rebuildTop(ref.BUY, ref.SELL));
+  const live = (m: Map<number, number>) => [...m.values()].filter((v) => v > 0).length;
+  expect([book.bids.size, book.asks.size]).toEqual([live(ref.BUY), live(ref.SELL)]);
+  for (const side of ['BUY', 'SELL'] as const) {
+    for (const [price, size] of ref[side]) expect((side === 'BUY' ? book.bids : book.asks).sizeAt(price)).toBe(size > 0 ? size : 0);
+  }
+}
+
 describe('kept book levels against a plain rebuild (property)', () => {
+  it('gives the same levels and tops for books of hundreds of levels changed thousands of times (the table grows and compacts)', () => {
+    fc.assert(
+      fc.property(fc.array(level, { maxLength: 300 }), fc.array(level, { maxLength: 300 }), fc.array(change, { maxLength: 2000 }), sameTopsAsRebuild),
+      { numRuns: 60 },
+    );
+  });
+
   it('gives the same best bid and best ask after any sequence of level changes', () => {
     fc.assert(
       fc.property(fc.array(level, { maxLength: 12 }), fc.array(level, { maxLength: 12 }), fc.array(change, { maxLength: 60 }), (bids, asks, changes) => {

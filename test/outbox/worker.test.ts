@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Database } from '../../src/db/client.js';
 import { writeNotification } from '../../src/delivery/enqueue.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -275,3 +277,66 @@ describe(`delivery worker stop (${engineName})`, () => {
     }
   });
 });
+
+describe(`delivery worker claims (${engineName})`, () => {
+  // A database of its own: deliveries other tests left pending would be claimed here too.
+  let own: TestEnv;
+  beforeAll(async () => {
+    own = await createTestEnv(OUTBOX_SETTINGS);
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  /** The real database, with the worker's claim statements counted on their way to it. */
+  function countingClaims(database: Database) {
+    const dialect = new PgDialect();
+    const counted = { claims: 0 };
+    const rows: Database['rows'] = (query, on) => {
+      if (dialect.sqlToQuery(query).sql.includes('for update skip locked')) counted.claims++;
+      return database.rows(query, on);
+    };
+    return { database: { ...database, rows }, counted };
+  }
+
+  it('sends a backlog larger than its concurrency without waiting for the poll', async () => {
+    const a = await own.newAccount();
+    const hook = await receiver((_req, res) => json(res, 200, {}));
+    const sub = await createSubscription(own, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const ids = await fireMany(own, a, sub, 9);
+    // The poll would come after a minute: every claim after the first is a freed slot's.
+    const worker = await startWorker(own.database, own.config, { concurrency: 2, pollMs: 60_000 });
+    try {
+      await waitFor(() => hook.requests.length >= 9, { message: 'the nine webhooks' });
+      expect(new Set(hook.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids));
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('claims once per written firing when the queue keeps up, not again after each send and record', async () => {
+    const a = await own.newAccount();
+    const hook = await receiver((_req, res) => json(res, 200, {}));
+    const sub = await createSubscription(own, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const { database, counted } = countingClaims(own.database);
+    const worker = await startWorker(database, own.config, { pollMs: 60_000 });
+    try {
+      await waitFor(() => counted.claims === 1, { message: 'the first claim' });
+      for (let i = 1; i <= 3; i++) {
+        const { id } = await fire(own, a, sub);
+        await waitFor(async () => (await statusOf(own, id)) === 'SENT', { message: `firing ${i} sent` });
+        // Its send and its record each freed the slot: neither claimed again.
+        await expectNothingFor(150, () => counted.claims > 1 + i && counted.claims, { message: 'a claim after the send' });
+      }
+      expect(hook.requests).toHaveLength(3);
+      expect(counted.claims).toBe(4);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+async function statusOf(on: TestEnv, notificationId: string) {
+  const [row] = await on.database.rows<{ status: string }>(sql`select status from deliveries where notification_id = ${notificationId}`);
+  return row?.status;
+}

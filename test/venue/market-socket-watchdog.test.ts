@@ -50,6 +50,35 @@ describe('market stream watchdog', () => {
     expect(reseeded[0]).toEqual(['111', '222']);
   });
 
+  it('keeps a connection whose frames keep coming, and reconnects it once they stop for the silence timeout', async () => {
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    let connections = 0;
+    let answering = true;
+    wss.on('connection', (ws) => {
+      connections++;
+      ws.on('message', (d) => {
+        if (answering && d.toString() === 'PING') ws.send('PONG');
+      });
+    });
+    await new Promise((r) => wss?.once('listening', r));
+    stream = createMarketStream({
+      url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+      clobRest: { getBooks: async () => [] },
+      logger: silent,
+      pingIntervalMs: 100,
+      silenceTimeoutMs: 500,
+      backoff: { baseMs: 20, maxMs: 50 },
+    });
+    stream.setTokens(['111']);
+    // Four silence timeouts with a PONG every 100 ms: still the first connection.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(connections).toBe(1);
+    answering = false;
+    const stoppedAt = Date.now();
+    await waitFor(() => connections >= 2, { timeoutMs: 3000, message: 'a reconnect after the PONGs stop' });
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(400);
+  });
+
   it('after a reconnect, emits REST books except where the socket already gave something newer', async () => {
     wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     let connections = 0;

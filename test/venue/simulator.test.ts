@@ -80,6 +80,15 @@ describe('venue simulator', () => {
     expect(crypto.every((e: { tags: { slug: string }[] }) => e.tags.some((t) => t.slug === 'crypto'))).toBe(true);
   });
 
+  it('keeps idle keep-alive sockets for a minute, so a client held up for seconds does not send on a closed one', async () => {
+    // Bug seen under load: Node's 5 s default closed the socket while a test, its event loop held
+    // by PGlite, was about to reuse it (fetch failed, ECONNRESET, in the feed-health test).
+    const res = await fetch(`${s.urls.controlUrl}/gamma/fail`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seconds: 0, status: 503 }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('keep-alive')).toBe('timeout=65');
+    await res.arrayBuffer();
+  });
+
   it('answers 404 for unknown ids and slugs', async () => {
     const g = s.urls.gammaUrl;
     for (const path of ['/events/1', '/events/slug/nope', '/markets/1', '/tags/slug/nope', '/book?token_id=123']) {

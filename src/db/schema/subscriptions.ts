@@ -1,4 +1,4 @@
-import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import {
   CHANNEL_TYPES,
   DELIVERY_MODES,
@@ -52,6 +52,19 @@ export const subscriptions = pgTable(
     index('subscriptions_watchlist_idx').on(t.watchlistId),
   ],
 );
+
+/**
+ * A counter per account that every change shown by its subscription listing raises, in the
+ * changing transaction: database triggers on each table the listing reads (drizzle/0018_listing_version_triggers.sql), so
+ * no writer can forget it. The API serves a cached listing while the counter is unchanged
+ * (services/subscriptions/listing-cache.ts). No foreign key on purpose: a row is never deleted,
+ * so a counter never restarts at a value a cached listing was kept under (an account's deletion
+ * leaves its row; nothing reads it again).
+ */
+export const subscriptionListVersions = pgTable('subscription_list_versions', {
+  accountId: text('account_id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});
 
 export const subscriptionChannels = pgTable(
   'subscription_channels',

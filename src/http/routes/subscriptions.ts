@@ -1,9 +1,13 @@
 import { unparsed } from '../../services/validate.js';
 import * as subs from '../../services/subscriptions/index.js';
 import { ChannelHealthList, ChannelHealthOne, DryRun, Empty, SubscriptionList, SubscriptionOne, SubscriptionPreferences } from '../response-schemas.js';
-import { defineRoutes } from '../route.js';
+import { defineRoutes, RawBody } from '../route.js';
 
 const tag = 'Subscriptions';
+
+// Listings are kept as JSON bytes until anything they show changes (services/subscriptions/
+// listing-cache.ts): sent as they are, with an ETag that answers If-None-Match with 304.
+const cachedJson = ({ body, etag }: subs.CachedJson) => new RawBody('application/json; charset=utf-8', body, { ETag: etag });
 
 export const subscriptionRoutes = defineRoutes([
   {
@@ -36,7 +40,8 @@ export const subscriptionRoutes = defineRoutes([
     tag,
     auth: 'bearer',
     response: SubscriptionList,
-    handler: async (ctx) => ({ subscriptions: await subs.listSubscriptions({ ctx, input: {} }) }),
+    etag: true,
+    handler: async (ctx) => cachedJson(await subs.listSubscriptionsJson(ctx, {})),
   },
   {
     method: 'get',
@@ -46,9 +51,8 @@ export const subscriptionRoutes = defineRoutes([
     auth: 'bearer',
     response: SubscriptionList,
     errors: [404],
-    handler: async (ctx, { params }) => ({
-      subscriptions: await subs.listSubscriptions({ ctx, input: { watchlistId: params.watchlistId } }),
-    }),
+    etag: true,
+    handler: async (ctx, { params }) => cachedJson(await subs.listSubscriptionsJson(ctx, { watchlistId: params.watchlistId })),
   },
   {
     method: 'get',
@@ -58,7 +62,8 @@ export const subscriptionRoutes = defineRoutes([
     auth: 'bearer',
     response: SubscriptionOne,
     errors: [404],
-    handler: async (ctx, { params }) => ({ subscription: await subs.getSubscription({ ctx, input: unparsed(params) }) }),
+    etag: true,
+    handler: async (ctx, { params }) => cachedJson(await subs.getSubscriptionJson(ctx, unparsed(params))),
   },
   {
     method: 'patch',

@@ -5,3 +5,4 @@ export * from './schemas.js';
 export { findEvent, findMarket, findMarketId } from './lookup.js';
 export { marketPriceHistory } from './price-history.js';
 export { currentPrices } from './current-prices.js';
+export { startSearchAnswerCache } from './answer-cache.js';

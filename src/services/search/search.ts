@@ -1,7 +1,8 @@
 import type { ServiceContext } from '../context.js';
 import { parseInput } from '../validate.js';
 import { rankedEventsSql, type EventQuery } from './matcher.js';
-import { loadSearchResults, type SearchResult } from './results.js';
+import { searchAnswerCache } from './answer-cache.js';
+import { loadSearchResults, publicBaseUrl, type SearchResult } from './results.js';
 import { SearchByKeyphrasesInput, SearchByTagsInput, SearchLimit } from './schemas.js';
 import { validationError } from '../errors.js';
 
@@ -15,7 +16,12 @@ interface SearchArgs<I> {
 async function run(ctx: PublicContext, query: EventQuery, rawLimit: unknown): Promise<SearchResult[]> {
   const { limit } = parseInput(SearchLimit, rawLimit ?? {});
   if (!query.terms.some((t) => t.include)) throw validationError(`${query.by}: at least one term must have include: true`);
-  return loadSearchResults(ctx.database, ctx.config, rankedEventsSql(query, { limit }));
+  const read = () => loadSearchResults(ctx.database, ctx.config, rankedEventsSql(query, { limit }));
+  const cache = searchAnswerCache(ctx.database);
+  if (!cache) return read();
+  // The terms as given (order, case and all): the answer is exactly the SQL's for them.
+  const key = JSON.stringify([publicBaseUrl(ctx.config), query.by, query.operator, limit, query.terms.map((t) => [t.text, t.include])]);
+  return cache.answer(key, read);
 }
 
 export async function searchByKeyphrases({ ctx, input, query }: SearchArgs<SearchByKeyphrasesInput>): Promise<SearchResult[]> {

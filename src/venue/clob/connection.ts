@@ -32,9 +32,12 @@ export function backoffDelay(attempt: number, { baseMs, maxMs }: Backoff, random
 export class MarketConnection {
   /**
    * The tokens followed, each with the newest WS timestamp seen for it, so an older REST snapshot
-   * never overwrites a newer update. One lookup per entry of a message answers both.
+   * never overwrites a newer update, and its id as first given. One lookup per entry of a message
+   * answers all three: the message is handed on with that id in place of the one parsed from the
+   * frame, so every later map lookup of the token (prices, levels, rules, the writer) compares
+   * one string with itself instead of two 77-character copies, and no frame's strings are kept.
    */
-  readonly tokens = new Map<string, { wsTs: number }>();
+  readonly tokens = new Map<string, { id: string; wsTs: number }>();
   private ws: WebSocket | null = null;
   private closed = false;
   private attempt = 0;
@@ -44,12 +47,14 @@ export class MarketConnection {
   private reconnectTimer: NodeJS.Timeout | undefined;
   // Any frame (PONG included) proves the feed alive; feed health reads it on its own timer.
   private lastFrameMs = Date.now();
+  // The watchdog counts silence from the later of the two.
+  private connectedAtMs = 0;
 
   constructor(
     private readonly opts: ConnectionOptions,
     tokenIds: Iterable<string>,
   ) {
-    for (const t of tokenIds) if (!this.tokens.has(t)) this.tokens.set(t, { wsTs: 0 });
+    for (const t of tokenIds) if (!this.tokens.has(t)) this.tokens.set(t, { id: t, wsTs: 0 });
     this.connect();
   }
 
@@ -64,7 +69,7 @@ export class MarketConnection {
 
   add(tokenIds: string[]): void {
     const added = tokenIds.filter((t) => !this.tokens.has(t));
-    for (const t of added) this.tokens.set(t, { wsTs: 0 });
+    for (const t of added) this.tokens.set(t, { id: t, wsTs: 0 });
     if (added.length > 0) this.sendIfOpen({ assets_ids: added, operation: 'subscribe' });
   }
 
@@ -85,9 +90,12 @@ export class MarketConnection {
 
   private connect(): void {
     if (this.closed) return;
-    const ws = new WebSocket(this.opts.url);
+    // Frames are decoded by `toString` (bad UTF-8 becomes U+FFFD and then fails as JSON or as a
+    // field), so ws's own validation pass over every byte buys nothing.
+    const ws = new WebSocket(this.opts.url, { skipUTF8Validation: true });
     this.ws = ws;
-    this.armWatchdog();
+    this.connectedAtMs = Date.now();
+    this.armWatchdog(this.opts.silenceTimeoutMs);
     ws.on('open', () => this.onOpen());
     ws.on('message', (data, isBinary) => this.onFrame(isBinary ? '' : data.toString()));
     ws.on('error', (err) => this.opts.logger.debug({ err: err.message }, 'market socket error'));
@@ -110,7 +118,6 @@ export class MarketConnection {
     const receivedAt = Date.now();
     this.lastFrameMs = receivedAt;
     this.attempt = 0;
-    this.armWatchdog();
     if (text === 'PONG' || text === '') return;
     if (text === 'INVALID OPERATION') {
       this.opts.logger.warn('market socket answered INVALID OPERATION');
@@ -127,9 +134,11 @@ export class MarketConnection {
       const changes = msg.changes;
       let followed = 0;
       for (let i = 0; i < changes.length; i++) {
-        const seen = this.tokens.get(changes[i]!.assetId);
+        const c = changes[i]!;
+        const seen = this.tokens.get(c.assetId);
         if (seen === undefined) continue;
         followed++;
+        c.assetId = seen.id;
         if (!fromRest && msg.timestampMs > seen.wsTs) seen.wsTs = msg.timestampMs;
       }
       if (followed === 0) return;
@@ -141,6 +150,7 @@ export class MarketConnection {
       const seen = this.tokens.get(t);
       if (seen === undefined) continue;
       any = true;
+      if ('assetId' in msg) msg.assetId = seen.id;
       if (!fromRest && msg.timestampMs > seen.wsTs) seen.wsTs = msg.timestampMs;
     }
     if (any) this.opts.onMessage(msg, receivedAt);
@@ -171,13 +181,18 @@ export class MarketConnection {
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
-  // Covers a stalled handshake too: armed at connect, re-armed by every frame.
-  private armWatchdog(): void {
+  // Covers a stalled handshake too: armed at connect. A frame does not re-arm it (a timer per
+  // frame costs more than the frame's parsing at the feed's rate): when it fires, it waits again
+  // for what is left of the timeout since the last frame, and only a full timeout of silence ends
+  // the connection.
+  private armWatchdog(delayMs: number): void {
     clearTimeout(this.watchdog);
     this.watchdog = setTimeout(() => {
+      const silentMs = Date.now() - Math.max(this.lastFrameMs, this.connectedAtMs);
+      if (silentMs < this.opts.silenceTimeoutMs) return this.armWatchdog(this.opts.silenceTimeoutMs - silentMs);
       this.opts.logger.warn({ silenceMs: this.opts.silenceTimeoutMs }, 'market socket silent; reconnecting');
       this.ws?.terminate();
-    }, this.opts.silenceTimeoutMs);
+    }, delayMs);
   }
 
   private clearTimers(): void {

@@ -1,0 +1,213 @@
+import { readFile } from 'node:fs/promises';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/index.js';
+import { catalogEvents, catalogMarkets, notifications } from '../../src/db/schema/index.js';
+import { writeFiring } from '../../src/runner/fire.js';
+import { listSubscriptions } from '../../src/services/subscriptions/index.js';
+import { seedEvent, type SeededEvent } from '../support/catalog.js';
+import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
+import { engineName } from '../support/db.js';
+import { waitFor } from '../support/wait.js';
+import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
+import { OUTBOX_SETTINGS, startWorker } from '../outbox/support.js';
+
+// GET /subscriptions is served from memory while the account's listing counter is unchanged
+// (src/services/subscriptions/listing-cache.ts). Each test reads the listing (so it is cached),
+// makes one kind of change through the code that makes it in the service, and reads again: the
+// answer shows the change and equals the listing built afresh from the database.
+
+let env: TestEnv;
+let a: TestAccount;
+let event: SeededEvent;
+let ok: Receiver;
+let failing: Receiver;
+let firingAt = 1_700_000_000_000;
+
+beforeAll(async () => {
+  env = await createTestEnv(OUTBOX_SETTINGS);
+  a = await env.newAccount();
+  event = await seedEvent(env.database, { title: 'Rate cut in March', markets: 2 });
+  ok = await startReceiver((_req, res) => json(res, 200, { ok: true }));
+  failing = await startReceiver((_req, res) => json(res, 500, { error: 'down' }));
+});
+afterAll(async () => {
+  await Promise.all([ok?.close(), failing?.close()]);
+  await env?.close();
+});
+
+/** The cached answer, checked against the listing built from the database without the cache. */
+async function listing(account = a) {
+  const res = await env.http.get('/subscriptions').set(account.auth).expect(200);
+  const fresh = await listSubscriptions({ ctx: account.ctx, input: {} });
+  expect(res.body.subscriptions).toEqual(JSON.parse(JSON.stringify(fresh)));
+  return res.body.subscriptions as { subscriptionId: string; [k: string]: unknown }[];
+}
+
+async function shown(subscriptionId: string, account = a) {
+  const found = (await listing(account)).find((s) => s.subscriptionId === subscriptionId);
+  return found as Record<string, any> | undefined;
+}
+
+async function watchlist(account = a, name = 'Rates') {
+  const res = await env.http
+    .post('/watchlists')
+    .set(account.auth)
+    .send({ name, events: { [event.id]: { autoFetch: true } } })
+    .expect(201);
+  return res.body.watchList.id as string;
+}
+
+async function subscribe(watchlistId: string, channels: object[] = [{ type: 'In App' }], account = a) {
+  const res = await env.http
+    .post('/subscriptions')
+    .set(account.auth)
+    .send({
+      watchlistId,
+      subscriptionScope: 'Market',
+      eventId: event.id,
+      marketId: event.markets[0]!.id,
+      subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 60 } } },
+      triggerType: 'Recurring',
+      channels,
+    });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.subscription.subscriptionId as string;
+}
+
+/** What the engine writes when the rule fires: counters, status, the notification and its deliveries. */
+async function fire(subscriptionId: string, on = env.database) {
+  firingAt += 1000;
+  const firing = {
+    ruleId: 0, subscriptionId, marketId: event.markets[0]!.id, token: event.markets[0]!.yesTokenId,
+    ruleType: 'Crossing Up' as const, previousPrice: 0.5, price: 0.65, atMs: firingAt,
+  };
+  expect(await writeFiring(on.db, firing, { receivedAtMs: firing.atMs })).toBe('written');
+}
+
+describe(`the cached subscription listing (${engineName})`, () => {
+  it('shows a created, updated, paused, restarted and deleted subscription at once', async () => {
+    const wl = await watchlist();
+    await listing();
+    const id = await subscribe(wl);
+    expect(await shown(id)).toBeDefined();
+
+    await env.http.patch(`/subscription/${id}`).set(a.auth).send({ subscriptionTypeConfig: { type: 'Crossing Up', config: { params: { threshold_percent: 70 } } } }).expect(200);
+    expect((await shown(id))!.subscriptionTypeConfig.config.params).toEqual({ threshold_percent: 70 });
+
+    await env.http.patch(`/subscription/${id}`).set(a.auth).send({ channels: [{ type: 'Webhook', settings: { webhookUrl: ok.url } }] }).expect(200);
+    expect((await shown(id))!.channels).toEqual([{ type: 'Webhook', settings: { webhookUrl: ok.url } }]);
+
+    await env.http.post(`/subscription/${id}/pause`).set(a.auth).expect(200);
+    expect((await shown(id))!.status).toEqual({ enabled: false, reason: 'Paused by user' });
+    await env.http.post(`/subscription/${id}/restart`).set(a.auth).expect(200);
+    expect((await shown(id))!.status.enabled).toBe(true);
+
+    await env.http.post(`/subscription/${id}/snooze`).set(a.auth).send({ for: '1h' }).expect(200);
+    await listing();
+    await env.http.delete(`/subscription/${id}/snooze`).set(a.auth).expect(200);
+    await listing();
+
+    await env.http.delete(`/subscription/${id}`).set(a.auth).expect(200);
+    expect(await shown(id)).toBeUndefined();
+  });
+
+  it('shows a firing, then its delivery SENT, FAILED and redelivered, written by the engine and the worker', async () => {
+    const wl = await watchlist();
+    const sent = await subscribe(wl, [{ type: 'Webhook', settings: { webhookUrl: ok.url } }]);
+    const failed = await subscribe(wl, [{ type: 'Webhook', settings: { webhookUrl: failing.url } }]);
+    expect((await shown(sent))!.triggerCount).toBe(0);
+
+    await fire(sent);
+    await fire(failed);
+    const fired = (await shown(sent))!;
+    expect(fired.triggerCount).toBe(1);
+    expect(fired.lastTriggeredAt).toBe(new Date(firingAt - 1000).toISOString());
+    expect(fired.channels[0].status).toBe('PENDING');
+
+    const worker = await startWorker(env.database, env.config);
+    try {
+      await waitFor(async () => (await shown(sent))!.channels[0].status === 'SENT', { message: 'the webhook delivery shows SENT' });
+      await waitFor(async () => (await shown(failed))!.channels[0].status === 'FAILED', { message: 'the failing delivery shows FAILED' });
+    } finally {
+      await worker.stop();
+    }
+
+    const [latest] = await env.database.db.select({ id: notifications.id }).from(notifications).where(eq(notifications.subscriptionId, failed));
+    await env.http.post(`/notifications/${latest!.id}/redeliver`).set(a.auth).expect(200);
+    expect((await shown(failed))!.channels[0].status).toBe('PENDING');
+
+    // Retention removing the latest notification takes its status away.
+    await env.database.db.delete(notifications).where(eq(notifications.subscriptionId, failed));
+    expect((await shown(failed))!.channels[0].status).toBeUndefined();
+  });
+
+  it('shows a watchlist renamed or deleted, and an event or market renamed by the catalog', async () => {
+    const wl = await watchlist(a, 'Before');
+    const id = await subscribe(wl);
+    await env.http.get(`/subscriptions/${wl}`).set(a.auth).expect(200);
+    expect((await shown(id))!.watchlistName).toBe('Before');
+
+    await env.http.patch(`/watchlists/${wl}`).set(a.auth).send({ name: 'After' }).expect(200);
+    expect((await shown(id))!.watchlistName).toBe('After');
+    const one = await env.http.get(`/subscriptions/${wl}`).set(a.auth).expect(200);
+    expect(one.body.subscriptions.map((s: { watchlistName: string }) => s.watchlistName)).toEqual(['After']);
+
+    await env.database.db.update(catalogEvents).set({ title: 'Rate cut in April' }).where(eq(catalogEvents.id, event.id));
+    await env.database.db.update(catalogMarkets).set({ question: 'Cut by 50 bp?' }).where(eq(catalogMarkets.id, event.markets[0]!.id));
+    const renamed = (await shown(id))!;
+    expect([renamed.eventTitle, renamed.marketQuestion]).toEqual(['Rate cut in April', 'Cut by 50 bp?']);
+    const single = await env.http.get(`/subscription/${id}`).set(a.auth).expect(200);
+    expect(single.body.subscription.eventTitle).toBe('Rate cut in April');
+
+    await env.http.post('/watchlists/delete').set(a.auth).send({ watchListId: wl }).expect(200);
+    expect(await shown(id)).toBeUndefined();
+    await env.http.get(`/subscriptions/${wl}`).set(a.auth).expect(404);
+    await env.http.get(`/subscription/${id}`).set(a.auth).expect(404);
+  });
+
+  it('answers If-None-Match with 304 while unchanged, and never gives one account\'s answer to another', async () => {
+    const wl = await watchlist();
+    const id = await subscribe(wl);
+    const first = await env.http.get('/subscriptions').set(a.auth).expect(200);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"/);
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    const again = await env.http.get('/subscriptions').set(a.auth).set('If-None-Match', etag).expect(304);
+    expect(again.text).toBe('');
+    await env.http.post(`/subscription/${id}/pause`).set(a.auth).expect(200);
+    const changed = await env.http.get('/subscriptions').set(a.auth).set('If-None-Match', etag).expect(200);
+    expect(changed.headers.etag).not.toBe(etag);
+
+    const b = await env.newAccount();
+    await env.http.get(`/subscription/${id}`).set(a.auth).expect(200);
+    await env.http.get(`/subscription/${id}`).set(b.auth).expect(404);
+    await env.http.get(`/subscriptions/${wl}`).set(b.auth).expect(404);
+    expect(await listing(b)).toEqual([]);
+  });
+
+  it('has a counter trigger for insert, update and delete on every table the listing query reads', async () => {
+    const source = await readFile(new URL('../../src/services/subscriptions/view.ts', import.meta.url), 'utf8');
+    const read = new Set([...source.matchAll(/\b(?:from|join)\s+([a-z_]+)\s+[a-z]\b/g)].map((m) => m[1]!));
+    expect([...read].sort()).toEqual(['catalog_events', 'catalog_markets', 'deliveries', 'notifications', 'subscription_channels', 'subscriptions', 'watchlists']);
+    const triggers = await env.database.rows<{ table: string; op: string }>(sql`
+      select event_object_table as "table", event_manipulation as op from information_schema.triggers
+      where trigger_name like '%\_list\_%' and action_statement like '%list_changed()%'`);
+    for (const table of read) {
+      expect(triggers.filter((t) => t.table === table).map((t) => t.op).sort(), table).toEqual(['DELETE', 'INSERT', 'UPDATE']);
+    }
+  });
+
+  it.skipIf(engineName !== 'postgres')('shows a firing written by an engine in another process', async () => {
+    const wl = await watchlist();
+    const id = await subscribe(wl);
+    expect((await shown(id))!.triggerCount).toBe(0);
+    const elsewhere = await openDatabase({ databaseUrl: env.databaseUrl!, maxConnections: 1 });
+    try {
+      await fire(id, elsewhere);
+    } finally {
+      await elsewhere.close();
+    }
+    expect((await shown(id))!.triggerCount).toBe(1);
+  });
+});
