@@ -6,6 +6,12 @@
 // (a window-move group's holding lane until a firing), and an empty typed array costs ~200 bytes.
 const NO_THRESHOLDS = new Float64Array(0);
 const NO_IDS = new Int32Array(0);
+/**
+ * Unsorted inserts sorted in place by insertion while that shifts few entries (one insert, or a few
+ * into a short lane); more by a sort and a merge (O(n)), which allocates.
+ */
+const SMALL_TAIL = 8;
+const SMALL_SHIFTS = 512;
 
 export class Lane {
   t = NO_THRESHOLDS;
@@ -29,6 +35,23 @@ export class Lane {
     const n = this.n;
     if (m === n) return;
     const { t, id } = this;
+    if (n - m === 1 || (n - m <= SMALL_TAIL && (n - m) * m <= SMALL_SHIFTS)) {
+      // A few inserts (a window-move firing moves its rule into the holding lane): in place, with
+      // no arrays to allocate; each goes after the equal thresholds, as the merge below puts it.
+      for (let k = m; k < n; k++) {
+        const x = t[k];
+        const xid = id[k];
+        let j = k;
+        for (; j > 0 && t[j - 1] > x; j--) {
+          t[j] = t[j - 1];
+          id[j] = id[j - 1];
+        }
+        t[j] = x;
+        id[j] = xid;
+      }
+      this.sortedN = n;
+      return;
+    }
     const order = new Int32Array(n - m);
     for (let i = 0; i < order.length; i++) order[i] = m + i;
     order.sort((a, b) => (t[a]) - (t[b]));
