@@ -71,6 +71,13 @@ export const TOKEN_REVOKED = 'api_token_revoked';
 /** A catalog sync pass committed (events, markets, tags, prices, volumes): the API's search answers are stale. */
 export const CATALOG_CHANGED = 'catalog_changed';
 
+/**
+ * The subscription listing of an account changed; the payload is its id. Sent by the listing
+ * counter's trigger function (drizzle/0019_*.sql, which spells the name out) only when the writing
+ * session listens itself: PGlite's one session, where the API's listing cache follows it.
+ */
+export const SUBSCRIPTION_LIST_CHANGED = 'subscription_list_changed';
+
 export const NOTIFY_CHANNELS = [
   DELIVERY_DUE_CHANNEL,
   WATCHLIST_CHANGED,
@@ -79,4 +86,5 @@ export const NOTIFY_CHANNELS = [
   SHARDS_READY,
   TOKEN_REVOKED,
   CATALOG_CHANGED,
+  SUBSCRIPTION_LIST_CHANGED,
 ] as const;

@@ -11,6 +11,7 @@ import { authenticateSession, CSRF_HEADER } from '../services/sessions/index.js'
 import type { ServiceContext } from '../services/context.js';
 import { isServiceError } from '../services/errors.js';
 import { startSearchAnswerCache } from '../services/search/index.js';
+import { startListingNotices } from '../services/subscriptions/index.js';
 import { createDocsPage } from './docs-page.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes, type Readiness } from './health.js';
@@ -118,6 +119,11 @@ export function createApp(deps: AppDeps): HttpApp {
     logger.warn({ err }, 'search answers are not cached: could not follow catalog change notices');
     return async () => {};
   });
+  // On PGlite, listings cached without a counter read per request once their notices are followed.
+  const listingNotices = startListingNotices(database).catch((err: unknown) => {
+    logger.warn({ err }, 'listings read their counter per request: could not follow listing change notices');
+    return async () => {};
+  });
   // A Bearer header wins; without one, the console's session cookie (CSRF header on unsafe methods).
   const identify: RequestHandler = async (req, _res, next) => {
     const deps = { database, config, logger: req.log };
@@ -181,6 +187,7 @@ export function createApp(deps: AppDeps): HttpApp {
       await notificationStream.close();
       await (await tokenCache)();
       await (await searchCache)();
+      await (await listingNotices)();
     },
   };
 }

@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notifyChange } from '../../src/db/client.js';
 import { openDatabase } from '../../src/db/index.js';
-import { catalogEvents, catalogMarkets, notifications } from '../../src/db/schema/index.js';
+import { SUBSCRIPTION_LIST_CHANGED } from '../../src/db/coordination.js';
+import { catalogEvents, catalogMarkets, notifications, subscriptions } from '../../src/db/schema/index.js';
 import { writeFiring } from '../../src/runner/fire.js';
-import { listSubscriptions } from '../../src/services/subscriptions/index.js';
+import { listSubscriptions, listSubscriptionsJson } from '../../src/services/subscriptions/index.js';
+import { listingFollowsNotices } from '../../src/services/subscriptions/listing-cache.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
@@ -209,5 +212,61 @@ describe(`the cached subscription listing (${engineName})`, () => {
       await elsewhere.close();
     }
     expect((await shown(id))!.triggerCount).toBe(1);
+  });
+
+  // On PGlite the cache trusts the notices the counter's trigger sends instead of reading the
+  // counter (listing-cache.ts): that holds only if PGlite runs the listener before the committing
+  // call resumes. Reads started just before each write keep the old listing in the cache; the
+  // read right after the write (no await between) must not be answered from it.
+  it('shows a write to the read right after it, with reads running beside it, 200 times over', async () => {
+    const wl = await watchlist();
+    const id = await subscribe(wl);
+    if (engineName === 'pglite') await waitFor(() => listingFollowsNotices(env.database), { message: 'the listing notices are followed' });
+    const triggerCount = async () => {
+      const { body } = await listSubscriptionsJson(a.ctx, {});
+      return (JSON.parse(body.toString()) as { subscriptions: { subscriptionId: string; triggerCount: number }[] }).subscriptions.find((s) => s.subscriptionId === id)!.triggerCount;
+    };
+    for (let i = 1; i <= 200; i++) {
+      const seenBeside: number[] = [];
+      const beside = () => triggerCount().then((n) => void seenBeside.push(n));
+      const [after] = await Promise.all([
+        (async () => {
+          await env.database.db.update(subscriptions).set({ triggerCount: i }).where(eq(subscriptions.id, id));
+          return triggerCount();
+        })(),
+        beside(),
+        beside(),
+        beside(),
+      ]);
+      expect(after, `iteration ${i}`).toBe(i);
+      for (const n of seenBeside) expect([i - 1, i]).toContain(n);
+      // A read started after the write has returned sees it as well (from the cache now).
+      expect(await triggerCount()).toBe(i);
+    }
+  });
+
+  it('names the notice channel in the counter function as the coordination registry does', async () => {
+    const [fn] = await env.database.rows<{ src: string }>(sql`select prosrc as src from pg_proc where proname = 'bump_subscription_list_versions'`);
+    expect(fn!.src).toContain(`pg_notify('${SUBSCRIPTION_LIST_CHANGED}'`);
+    expect(fn!.src).toContain(`'${SUBSCRIPTION_LIST_CHANGED}' = ANY (ARRAY(SELECT pg_listening_channels()))`);
+  });
+
+  // On PostgreSQL writers are pool connections that listen on nothing: no notice is queued, and
+  // commits do not take the notify queue's lock. A marker sent after the write arrives after
+  // anything the write would have sent (notices come in commit order).
+  it.skipIf(engineName !== 'postgres')('sends no listing notice from the service\'s writes on PostgreSQL', async () => {
+    const wl = await watchlist();
+    const id = await subscribe(wl);
+    const heard: string[] = [];
+    const unlisten = await env.database.listen(SUBSCRIPTION_LIST_CHANGED, (payload) => heard.push(payload));
+    try {
+      await fire(id);
+      await env.http.post(`/subscription/${id}/pause`).set(a.auth).expect(200);
+      await notifyChange(env.database.db, SUBSCRIPTION_LIST_CHANGED, 'marker');
+      await waitFor(() => heard.includes('marker'), { message: 'the marker notice arrives' });
+      expect(heard).toEqual(['marker']);
+    } finally {
+      await unlisten();
+    }
   });
 });

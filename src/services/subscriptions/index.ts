@@ -7,7 +7,7 @@ export { pauseSubscription, restartSubscription, setAlertActive } from './status
 export { updateSubscription } from './update.js';
 export * from './schemas.js';
 export type { SubscriptionView } from './view.js';
-export type { CachedJson } from './listing-cache.js';
+export { startListingNotices, type CachedJson } from './listing-cache.js';
 export { enableChannel, getChannelHealth } from './channel-health.js';
 export { conditionWords, deliveryWords, marketForAlert, repeatWords, thresholdPresets, type AlertDraftMarket } from './alert-draft.js';
 export { changePreferences, getPreferences, putPreferences, snoozeSubscription, unsnoozeSubscription, type PreferencesView } from './preferences.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../db/client.js';
+import { SUBSCRIPTION_LIST_CHANGED } from '../../db/coordination.js';
 import type { ServiceContext } from '../context.js';
 
 /** A listing's answer as sent: the JSON bytes and their entity tag. */
@@ -52,13 +53,60 @@ function cacheOf(database: Database): ListingCache {
 }
 
 /**
+ * On PGlite, the accounts' listing generations as told by SUBSCRIPTION_LIST_CHANGED notices. The
+ * counter's trigger function sends one per changed account when the writing session listens
+ * (drizzle/0019_*.sql): on PGlite that is the one session, and PGlite runs its listeners (queued
+ * as microtasks while it reads the COMMIT's answer) before the committing call returns. So once
+ * a write has returned to its caller, its accounts' generations are already raised: a request
+ * after it cannot be answered from an entry kept before it, without reading the counter.
+ */
+class Generations {
+  private static started = 0;
+  /** Apart from other followers' generations: an entry kept under one is never current under another. */
+  readonly id = ++Generations.started;
+  private readonly byAccount = new Map<string, number>();
+
+  raise(accountId: string): void {
+    this.byAccount.set(accountId, (this.byAccount.get(accountId) ?? 0) + 1);
+  }
+
+  of(accountId: string): string {
+    return `n${this.id}:${this.byAccount.get(accountId) ?? 0}`;
+  }
+}
+
+const followed = new WeakMap<Database, Generations>();
+
+/** Whether listings on this database trust notices (PGlite, once followed) rather than the counter. */
+export const listingFollowsNotices = (database: Database): boolean => followed.has(database);
+
+/**
+ * Starts trusting SUBSCRIPTION_LIST_CHANGED notices instead of reading the counter per request, on
+ * PGlite only (the REST API calls it). On PostgreSQL other processes write too and notices arrive
+ * after the commit, asynchronously: the counter is read there. Returns the stop.
+ */
+export async function startListingNotices(database: Database): Promise<() => Promise<void>> {
+  if (database.kind !== 'pglite') return async () => {};
+  const generations = new Generations();
+  const unlisten = await database.listen(SUBSCRIPTION_LIST_CHANGED, (accountId) => generations.raise(accountId));
+  followed.set(database, generations);
+  return async () => {
+    // Another app on the same database (tests) may have started its own since: that one stays.
+    if (followed.get(database) === generations) followed.delete(database);
+    await unlisten();
+  };
+}
+
+/**
  * An account's answer built by `build` (a listing or one subscription), served from memory while
- * the account's subscription_list_versions counter is unchanged. Database triggers raise that
+ * nothing it shows has changed. Database triggers raise the account's subscription_list_versions
  * counter in every transaction that changes anything a listing shows (drizzle/0018_*.sql), in
  * whichever process or role writes it, so one indexed read per request tells whether the kept
- * answer is still the current one. The counter is read before the answer is built: an answer kept
- * under a counter value may be newer than it, never older. `build` throws for "not found" (a
- * watchlist or subscription that is not the account's); nothing is kept then.
+ * answer is still the current one; on PGlite, once its notices are followed, the generation the
+ * notices raise tells it without a read (see Generations). Either is taken before the answer is
+ * built, and on PGlite an answer is kept only if no notice came during the build: an answer kept
+ * under a version may be newer than it, never older. `build` throws for "not found" (a watchlist
+ * or subscription that is not the account's); nothing is kept then.
  */
 export async function cachedAccountJson(
   ctx: Pick<ServiceContext, 'database' | 'account' | 'tx'>,
@@ -67,13 +115,23 @@ export async function cachedAccountJson(
 ): Promise<CachedJson> {
   // Inside a caller's transaction the answer may show its uncommitted writes: never kept.
   if (ctx.tx) return toCachedJson(await build());
+  const accountId = ctx.account.id;
+  const cache = cacheOf(ctx.database);
+  const fullKey = `${accountId}\n${key}`;
+  const generations = followed.get(ctx.database);
+  if (generations) {
+    const version = generations.of(accountId);
+    const hit = cache.get(fullKey, version);
+    if (hit) return hit;
+    const answer = toCachedJson(await build());
+    if (generations.of(accountId) === version) cache.set(fullKey, { ...answer, version });
+    return answer;
+  }
   const [row] = await queryRows<{ v: string }>(
     ctx.database.db,
-    sql`select version::text as v from subscription_list_versions where account_id = ${ctx.account.id}`,
+    sql`select version::text as v from subscription_list_versions where account_id = ${accountId}`,
   );
-  const version = row?.v ?? '0';
-  const cache = cacheOf(ctx.database);
-  const fullKey = `${ctx.account.id}\n${key}`;
+  const version = `c${row?.v ?? '0'}`;
   const hit = cache.get(fullKey, version);
   if (hit) return hit;
   const answer = toCachedJson(await build());
