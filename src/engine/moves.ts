@@ -50,15 +50,7 @@ const HIGH_N = 7;
 const LOW_CAP = 8;
 const HIGH_CAP = 9;
 const ON_LAST = 10;
-/**
- * The edges of the band's two *extensions* (NaN when not worked out): below `EXT_LO` a price
- * reaches some window's lowest armed Moves Down By or Moves By threshold, above `EXT_HI` its lowest
- * armed Moves Up By or Moves By one; between them and the band a price may be a quiet new extreme
- * (`quietExtreme`).
- */
-const EXT_LO = 11;
-const EXT_HI = 12;
-const HEADER = 13;
+const HEADER = 11;
 /**
  * How far inside a quiet band's ends a price must be: a move is rounded to 1e-9 (`moveBetween`)
  * and the band's ends are sums, so a price this close to one is looked at in full.
@@ -432,13 +424,10 @@ export class MoveBook {
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.endPauses(nowMs);
     const base = this.blockOf[tokenIndex];
     const hot = this.hot;
-    if (nowMs < hot[base + QUIET_UNTIL]) {
-      if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI]) {
-        if (hot[base + ON_LAST] !== 0) this.endLast(base, nowMs);
-        this.push(base, nowMs, price, true);
-        return;
-      }
-      if (price > hot[base + EXT_LO] && price < hot[base + EXT_HI] && this.quietExtreme(base, price, nowMs)) return;
+    if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI] && nowMs < hot[base + QUIET_UNTIL]) {
+      if (hot[base + ON_LAST] !== 0) this.endLast(base, nowMs);
+      this.push(base, nowMs, price, true);
+      return;
     }
     this.push(base, nowMs, price);
     for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
@@ -470,80 +459,6 @@ export class MoveBook {
   }
 
   /**
-   * A price just outside the quiet band, between it and an extension's edge (so no window's down
-   * move, or up move, reaches an armed threshold; see `EXT_LO`), before the band's time: when it
-   * fires and re-arms nothing, enters it as `sample` would and answers true, else changes nothing
-   * and answers false. Below the band, per window: a price at or under the window's lowest becomes
-   * it (its up move is 0: quiet when no Moves Up By rule holds and, if a Moves By one does, the
-   * down move stays at or above it); a price above it must meet the band's lower bounds of that
-   * window (the upper ones hold below the band). Then the windows it is the new lowest of narrow
-   * the band from above by their up and either thresholds, and the band starts just above the
-   * price. Above the band, the same with high and low swapped (docs/engine.md "Window moves").
-   */
-  private quietExtreme(base: number, price: number, nowMs: number): boolean {
-    const hot = this.hot;
-    const lo = hot[base + QUIET_LO];
-    const hi = hot[base + QUIET_HI];
-    const below = price <= lo;
-    // Also refuses while the band is not worked out (NaN).
-    if (below ? !(price < hi) : !(price > lo)) return false;
-    const end = base + BLOCK;
-    for (let a = base + HEADER; a < end; a += SLOT) {
-      if (hot[a + WIN] === 0) continue;
-      const low = hot[a + LOW];
-      const high = hot[a + HIGH];
-      const holdingEither = hot[a + MAX_HOLDING + 4];
-      if (below) {
-        if (price <= low) {
-          if (!(0 < hot[a + MIN_ARMED] && 0 >= hot[a + MAX_HOLDING] && price < high - holdingEither - QUIET_MARGIN && price < high - QUIET_MARGIN)) return false;
-        } else if (!(price > low + QUIET_MARGIN && price > low + hot[a + MAX_HOLDING] + QUIET_MARGIN &&
-          (price > low + holdingEither + QUIET_MARGIN || hi <= high - holdingEither - QUIET_MARGIN))) return false;
-      } else if (price >= high) {
-        if (!(0 < hot[a + MIN_ARMED + 2] && 0 >= hot[a + MAX_HOLDING + 2] && price > low + holdingEither + QUIET_MARGIN && price > low + QUIET_MARGIN)) return false;
-      } else if (!(price < high - QUIET_MARGIN && price < high - hot[a + MAX_HOLDING + 2] - QUIET_MARGIN &&
-        (price < high - holdingEither - QUIET_MARGIN || lo >= low + holdingEither + QUIET_MARGIN))) return false;
-    }
-    const onLast = hot[base + ON_LAST];
-    // The heads on the new extreme's entry come to it; a head on the previous price learns its `until`.
-    this.push(base, nowMs, price);
-    let newLo = below ? price + QUIET_MARGIN : lo;
-    let newHi = below ? hi : price - QUIET_MARGIN;
-    let extLo = hot[base + EXT_LO];
-    let extHi = hot[base + EXT_HI];
-    let until = hot[base + QUIET_UNTIL];
-    let newOnLast = 0;
-    for (let slot = 0, a = base + HEADER; slot < WINDOW_MS.length; slot++, a += SLOT) {
-      const windowMs = hot[a + WIN];
-      if (windowMs === 0) continue;
-      // A head on the previous price that stayed now ends at `nowMs`.
-      if ((onLast & (3 << (2 * slot))) !== 0) until = Math.min(until, nowMs + windowMs - 1);
-      if (below) {
-        if (hot[a + LOW_UNTIL] !== Infinity) continue;
-        // The window's new lowest (no head of another window is on a new entry).
-        newOnLast |= 1 << (2 * slot);
-        const high = hot[a + HIGH];
-        newLo = Math.max(newLo, price + hot[a + MAX_HOLDING] + QUIET_MARGIN);
-        newHi = Math.min(newHi, price + hot[a + MIN_ARMED] - QUIET_MARGIN, price + hot[a + MIN_ARMED + 4] - QUIET_MARGIN, high - hot[a + MAX_HOLDING + 4] - QUIET_MARGIN);
-        extHi = Math.min(extHi, price + hot[a + MIN_ARMED] - QUIET_MARGIN, price + hot[a + MIN_ARMED + 4] - QUIET_MARGIN);
-      } else {
-        if (hot[a + HIGH_UNTIL] !== Infinity) continue;
-        newOnLast |= 2 << (2 * slot);
-        const low = hot[a + LOW];
-        newHi = Math.min(newHi, price - hot[a + MAX_HOLDING + 2] - QUIET_MARGIN);
-        newLo = Math.max(newLo, price - hot[a + MIN_ARMED + 2] + QUIET_MARGIN, price - hot[a + MIN_ARMED + 4] + QUIET_MARGIN, low + hot[a + MAX_HOLDING + 4] + QUIET_MARGIN);
-        extLo = Math.max(extLo, price - hot[a + MIN_ARMED + 2] + QUIET_MARGIN, price - hot[a + MIN_ARMED + 4] + QUIET_MARGIN);
-      }
-    }
-    hot[base + QUIET_LO] = newLo;
-    hot[base + QUIET_HI] = newHi;
-    hot[base + QUIET_UNTIL] = until;
-    hot[base + ON_LAST] = newOnLast;
-    hot[base + EXT_LO] = extLo;
-    hot[base + EXT_HI] = extHi;
-    return true;
-  }
-
-  /**
    * Works out the token's quiet band after a price looked at in full: the prices strictly inside
    * every window's extremes (so no head moves or learns its `until`) whose moves stay, for every
    * kind, at or above its highest holding threshold and below its lowest armed one. Each move is
@@ -558,8 +473,6 @@ export class MoveBook {
     let hi = Infinity;
     let until = Infinity;
     let onLast = 0;
-    let extLo = -Infinity;
-    let extHi = Infinity;
     for (let slot = 0, a = base + HEADER; slot < WINDOW_MS.length; slot++, a += SLOT) {
       const windowMs = hot[a + WIN];
       if (windowMs === 0) continue;
@@ -569,8 +482,6 @@ export class MoveBook {
       const high = hot[a + HIGH];
       lo = Math.max(lo, low + QUIET_MARGIN, low + hot[a + MAX_HOLDING] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 2] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 4] + QUIET_MARGIN);
       hi = Math.min(hi, high - QUIET_MARGIN, low + hot[a + MIN_ARMED] - QUIET_MARGIN, high - hot[a + MAX_HOLDING + 2] - QUIET_MARGIN, low + hot[a + MIN_ARMED + 4] - QUIET_MARGIN);
-      extLo = Math.max(extLo, high - hot[a + MIN_ARMED + 2] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 4] + QUIET_MARGIN);
-      extHi = Math.min(extHi, low + hot[a + MIN_ARMED] - QUIET_MARGIN, low + hot[a + MIN_ARMED + 4] - QUIET_MARGIN);
       const holdingEither = hot[a + MAX_HOLDING + 4];
       if (holdingEither !== -Infinity) {
         if (price >= low + holdingEither + QUIET_MARGIN) lo = Math.max(lo, low + holdingEither + QUIET_MARGIN);
@@ -583,8 +494,6 @@ export class MoveBook {
     hot[base + QUIET_HI] = hi;
     hot[base + QUIET_UNTIL] = until;
     hot[base + ON_LAST] = onLast;
-    hot[base + EXT_LO] = extLo;
-    hot[base + EXT_HI] = extHi;
   }
 
   /**

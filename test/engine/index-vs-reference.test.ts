@@ -201,6 +201,8 @@ describe('RuleIndex against the reference evaluator', () => {
     // Few rules: most new lows and highs fire and re-arm nothing, and enter without a full look.
     expect(compareRuns(6, 400, MOVE_RULE_TYPES, 2, 6)).toBeGreaterThan(500);
     expect(compareRuns(24, 200, MOVE_RULE_TYPES, 2, 6)).toBeGreaterThan(1000);
+    // Moves By alone: a rule holding from one side while the price makes new extremes on the other.
+    expect(compareRuns(4, 400, [MOVE_RULE_TYPES[2]], 2, 6)).toBeGreaterThan(300);
   });
 
   it('fires exactly the same window moves and prices in long runs mixed with every rule type', () => {
