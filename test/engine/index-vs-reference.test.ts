@@ -85,7 +85,19 @@ const walk = fc.record({
   ),
 });
 
-const operation = (maxRules: number, types?: readonly CompiledRule['type'][], walkWeight = 0) => fc.oneof(
+// A monotone run on one token (steps of 0 to 6 thousandths one way, ties and equal times included),
+// so most of its prices are new lows or highs of the shorter windows, or of all of them: with few
+// rules these are quiet new extremes, with a rule holding they re-arm it.
+const trend = fc.record({
+  op: fc.constant('walk' as const),
+  token: fc.constantFrom(...TOKENS),
+  steps: fc.tuple(fc.constantFrom(-1, 1), fc.array(
+    fc.record({ delta: fc.integer({ min: 0, max: 6 }), ms: fc.constantFrom(0, 1, 1000, 20_000, MIN, 5 * MIN) }),
+    { minLength: 1, maxLength: 40 },
+  )).map(([sign, steps]) => steps.map((s) => ({ delta: sign * s.delta, ms: s.ms }))),
+});
+
+const operation = (maxRules: number, types?: readonly CompiledRule['type'][], walkWeight = 0, trendWeight = 0) => fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('tick' as const), token: fc.constantFrom(...TOKENS), price }), weight: 16 },
   { arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(0, 1, 1000, MIN, 5 * MIN, 10 * MIN, 30 * MIN, 6 * 60 * MIN) }), weight: 5 },
   { arbitrary: fc.record({ op: fc.constant('add' as const), rule: ruleSpec(maxRules, types) }), weight: 3 },
@@ -100,6 +112,7 @@ const operation = (maxRules: number, types?: readonly CompiledRule['type'][], wa
   },
   { arbitrary: fc.record({ op: fc.constant('settle' as const) }), weight: 1 },
   { arbitrary: walk, weight: walkWeight },
+  { arbitrary: trend, weight: trendWeight },
 );
 type Operation = ReturnType<typeof operation> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -133,12 +146,12 @@ function run(e: RuleIndex | ReferenceEvaluator, op: Operation, now: number): { f
 }
 
 /** Runs random rule sets and operation sequences on both; returns how many firings were compared. */
-function compareRuns(maxRules: number, numRuns: number, types?: readonly CompiledRule['type'][], walkWeight = 0): number {
+function compareRuns(maxRules: number, numRuns: number, types?: readonly CompiledRule['type'][], walkWeight = 0, trendWeight = 0): number {
   let fired = 0;
   fc.assert(
     fc.property(
       fc.array(ruleSpec(maxRules, types), { minLength: 4, maxLength: maxRules, size: 'max' }),
-      fc.array(operation(maxRules, types, walkWeight), { minLength: 1, maxLength: 120, size: 'max' }),
+      fc.array(operation(maxRules, types, walkWeight, trendWeight), { minLength: 1, maxLength: 120, size: 'max' }),
       (initial, ops) => {
         const index = new RuleIndex();
         const reference = new ReferenceEvaluator();
@@ -182,6 +195,14 @@ describe('RuleIndex against the reference evaluator', () => {
     // Few rules, often removed, and forgotten prices: a token's deques go back to the pool and
     // another token's take them over.
     expect(compareRuns(8, 300, MOVE_RULE_TYPES, 6)).toBeGreaterThan(1000);
+  });
+
+  it('fires exactly the same window moves over long monotone runs (new extremes with and without holding rules)', () => {
+    // Few rules: most new lows and highs fire and re-arm nothing, and enter without a full look.
+    expect(compareRuns(6, 400, MOVE_RULE_TYPES, 2, 6)).toBeGreaterThan(500);
+    expect(compareRuns(24, 200, MOVE_RULE_TYPES, 2, 6)).toBeGreaterThan(1000);
+    // Moves By alone: a rule holding from one side while the price makes new extremes on the other.
+    expect(compareRuns(4, 400, [MOVE_RULE_TYPES[2]], 2, 6)).toBeGreaterThan(300);
   });
 
   it('fires exactly the same window moves and prices in long runs mixed with every rule type', () => {

@@ -64,6 +64,23 @@ describe.each(implementations)('window moves (%s)', (_name, make) => {
     expect(again.map((f) => f.details)).toEqual([{ window: '15m', windowStartValue: 0.62, windowStartTimeMs: T0 + 20 * MIN, movePoints: -11 }]);
   });
 
+  it('a fall making new lows: Moves Down By fires once and holds, Moves Up By measures each rebound from the latest low', () => {
+    const e = make();
+    e.add(rule({ ruleId: 1, type: 'Moves Down By', threshold: thresholdFraction(5), window: '15m' }), T0);
+    e.add(rule({ ruleId: 2, type: 'Moves Up By', threshold: thresholdFraction(3), window: '15m' }), T0);
+    e.add(rule({ ruleId: 3, type: 'Moves Up By', threshold: thresholdFraction(2), window: '5m' }), T0);
+    const moves = (fired: Firing[]) => fired
+      .sort((a, b) => a.ruleId - b.ruleId)
+      .map((f) => [f.ruleId, f.details!.windowStartValue, (f.details!.windowStartTimeMs as number) - T0, f.details!.movePoints]);
+    // 50 % down to 40 %, a point a minute: each price is both windows' new lowest.
+    const fall = Array.from({ length: 11 }, (_, i): [number, number] => [i, thresholdFraction(50 - i)]);
+    expect(moves(feed(e, fall))).toEqual([[1, 0.5, 1 * MIN, -5]]);
+    expect(moves(feed(e, [[11, 0.43]]))).toEqual([[2, 0.4, 11 * MIN, 3], [3, 0.4, 11 * MIN, 3]]);
+    // A new low re-arms both up rules (their move is 0); the fall from 50 % still holds (11 points).
+    expect(moves(feed(e, [[12, 0.39], [12.5, 0.385]]))).toEqual([]);
+    expect(moves(feed(e, [[13, 0.415]]))).toEqual([[2, 0.385, 13 * MIN, 3], [3, 0.385, 13 * MIN, 3]]);
+  });
+
   it('a forgotten price empties the windows; paused rules do not fire; a restart fires on the next price only', () => {
     const e = make();
     e.add(rule({ ruleId: 1, type: 'Moves Up By', threshold: thresholdFraction(10), window: '4h' }), T0);
