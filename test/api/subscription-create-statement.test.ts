@@ -106,4 +106,38 @@ describe(`creates sent at once (${engineName})`, () => {
       await env3.close();
     }
   });
+
+  it('never take an account past MAX_SUBSCRIPTIONS when they go to different watchlists', async () => {
+    // Bug found in review: on PostgreSQL the lock was the watchlist's, so creates into two
+    // watchlists of one account both counted below the limit and both inserted.
+    const env4 = await createTestEnv({ MAX_SUBSCRIPTIONS: '2' });
+    try {
+      const c = await env4.newAccount();
+      const e = await seedEvent(env4.database, { title: 'Ferry timetable', markets: 2 });
+      const lists = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => env4.http.post('/watchlists').set(c.auth).send({ name: `Ferries ${i}`, events: { [e.id]: {} } }).expect(201)),
+      );
+      const results = await Promise.all(
+        lists.map((wl, i) =>
+          env4.http
+            .post('/subscriptions')
+            .set(c.auth)
+            .send({
+              watchlistId: wl.body.watchList.id,
+              subscriptionScope: 'Market',
+              eventId: e.id,
+              marketId: e.markets[i % 2]!.id,
+              subscriptionTypeConfig: { type: 'Crossing', config: { params: { threshold_percent: 20 + i } } },
+              triggerType: 'Recurring',
+              channels: [{ type: 'In App' }],
+            }),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([201, 201, 403, 403, 403, 403]);
+      const listed = await env4.http.get('/subscriptions').set(c.auth).expect(200);
+      expect(listed.body.subscriptions).toHaveLength(2);
+    } finally {
+      await env4.close();
+    }
+  });
 });

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Queryable } from '../../db/client.js';
 import { SUBSCRIPTION_CHANGED } from '../../db/coordination.js';
 import { insertWhere } from '../../db/insert-where.js';
-import { subscriptionChannels, subscriptions, type ChannelSettings } from '../../db/schema/index.js';
+import { accounts, subscriptionChannels, subscriptions, type ChannelSettings } from '../../db/schema/index.js';
 import { CREATED, statusColumns } from '../../domain/subscription-status.js';
 import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded, notFound } from '../errors.js';
@@ -31,14 +31,17 @@ type Body = z.output<typeof ChatSubscriptionInput>;
  * The checks, the subscription, its channels, the change notice and the answer are one statement
  * (each statement through PGlite costs the service's own CPU: parse, plan and a protocol exchange).
  * On PGlite that statement is the whole create: one session, and a statement is atomic. On
- * PostgreSQL the watchlist's lock comes first, as a statement of its own in a transaction: in one
+ * PostgreSQL the account's lock comes first, as a statement of its own in a transaction: in one
  * statement with the checks, their snapshot would be taken before the lock was granted, and two
- * creates on one watchlist could both pass the MAX_SUBSCRIPTIONS check.
+ * creates of one account could both pass the MAX_SUBSCRIPTIONS check. The limit is the account's,
+ * so the lock is too (a watchlist's let creates into two watchlists pass it together); `no key
+ * update` so it does not hold up writes that only reference the account.
  */
 async function insertSubscription(ctx: ServiceContext, body: Body): Promise<SubscriptionView> {
   const channels = await checkChannels(ctx, body.channels);
   if (ctx.database.kind === 'pglite' && !ctx.tx) return createIn(ctx.database.db, ctx, body, channels);
   return withTransaction(ctx, async (tx) => {
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, ctx.account.id)).for('no key update');
     await requireOwnedWatchlist(tx, ctx.account.id, body.watchlistId);
     return createIn(tx, ctx, body, channels);
   });
