@@ -156,8 +156,20 @@ describe(`the cached subscription listing (${engineName})`, () => {
     const one = await env.http.get(`/subscriptions/${wl}`).set(a.auth).expect(200);
     expect(one.body.subscriptions.map((s: { watchlistName: string }) => s.watchlistName)).toEqual(['After']);
 
+    // A rename raises the one catalog-wide row, not the subscribed accounts' (the catalog sync's long
+    // transaction would hold their locks against the engine's and worker's writes until it commits).
+    const counters = async () =>
+      Object.fromEntries(
+        (await env.database.rows<{ account: string; version: string }>(
+          sql`select account_id as account, version::text as version from subscription_list_versions where account_id in (${a.userId}, '*')`,
+        )).map((r) => [r.account, Number(r.version)]),
+      );
+    const before = await counters();
     await env.database.db.update(catalogEvents).set({ title: 'Rate cut in April' }).where(eq(catalogEvents.id, event.id));
     await env.database.db.update(catalogMarkets).set({ question: 'Cut by 50 bp?' }).where(eq(catalogMarkets.id, event.markets[0]!.id));
+    const after = await counters();
+    expect(after[a.userId]).toBe(before[a.userId]);
+    expect(after['*']).toBe((before['*'] ?? 0) + 2);
     const renamed = (await shown(id))!;
     expect([renamed.eventTitle, renamed.marketQuestion]).toEqual(['Rate cut in April', 'Cut by 50 bp?']);
     const single = await env.http.get(`/subscription/${id}`).set(a.auth).expect(200);

@@ -44,6 +44,13 @@ class ListingCache {
   }
 }
 
+/**
+ * The counter row the catalog's triggers raise for an event title or market question shown in
+ * listings (drizzle/0020_*.sql): one row, not every subscribed account's, so the catalog sync's long
+ * transaction holds no account's row. Part of every account's version. No account id is '*'.
+ */
+const CATALOG_WIDE = '*';
+
 const caches = new WeakMap<Database, ListingCache>();
 
 function cacheOf(database: Database): ListingCache {
@@ -71,7 +78,7 @@ class Generations {
   }
 
   of(accountId: string): string {
-    return `n${this.id}:${this.byAccount.get(accountId) ?? 0}`;
+    return `n${this.id}:${this.byAccount.get(accountId) ?? 0}:${this.byAccount.get(CATALOG_WIDE) ?? 0}`;
   }
 }
 
@@ -129,9 +136,11 @@ export async function cachedAccountJson(
   }
   const [row] = await queryRows<{ v: string }>(
     ctx.database.db,
-    sql`select version::text as v from subscription_list_versions where account_id = ${accountId}`,
+    sql`select coalesce(max(version) filter (where account_id = ${accountId}), 0)::text || ':' ||
+      coalesce(max(version) filter (where account_id = ${CATALOG_WIDE}), 0)::text as v
+      from subscription_list_versions where account_id in (${accountId}, ${CATALOG_WIDE})`,
   );
-  const version = `c${row?.v ?? '0'}`;
+  const version = `c${row?.v ?? '0:0'}`;
   const hit = cache.get(fullKey, version);
   if (hit) return hit;
   const answer = toCachedJson(await build());
