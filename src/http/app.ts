@@ -109,21 +109,19 @@ export function createApp(deps: AppDeps): HttpApp {
   const apiLimiter = minuteLimiter(config.RATE_LIMIT_PER_MINUTE, byAccountOrIp);
   const publicLimiter = minuteLimiter(config.SEARCH_RATE_LIMIT_PER_MINUTE, byIp);
   // Bearer guards in this order: identify, count (per account, or per IP when refused), then refuse.
+  // Caches kept current by notices; one that cannot follow its notices is not started, and the
+  // code behind it reads the database every time instead.
+  const follow = (started: Promise<() => Promise<void>>, without: string) =>
+    started.catch((err: unknown) => {
+      logger.warn({ err }, without);
+      return async () => {};
+    });
   // Token checks cached in memory once revocation notices are followed (until then, read each time).
-  const tokenCache = startTokenCheckCache(database).catch((err: unknown) => {
-    logger.warn({ err }, 'token checks are not cached: could not follow revocation notices');
-    return async () => {};
-  });
+  const tokenCache = follow(startTokenCheckCache(database), 'token checks are not cached: could not follow revocation notices');
   // Public search answers cached in memory once catalog change notices are followed.
-  const searchCache = startSearchAnswerCache(database).catch((err: unknown) => {
-    logger.warn({ err }, 'search answers are not cached: could not follow catalog change notices');
-    return async () => {};
-  });
+  const searchCache = follow(startSearchAnswerCache(database), 'search answers are not cached: could not follow catalog change notices');
   // On PGlite, listings cached without a counter read per request once their notices are followed.
-  const listingNotices = startListingNotices(database).catch((err: unknown) => {
-    logger.warn({ err }, 'listings read their counter per request: could not follow listing change notices');
-    return async () => {};
-  });
+  const listingNotices = follow(startListingNotices(database), 'listings read their counter per request: could not follow listing change notices');
   // A Bearer header wins; without one, the console's session cookie (CSRF header on unsafe methods).
   const identify: RequestHandler = async (req, _res, next) => {
     const deps = { database, config, logger: req.log };

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { CATALOG_CHANGED } from '../../db/coordination.js';
+import { FollowedPerDatabase } from '../../db/followed.js';
 import type { SearchResult } from './results.js';
 
 // A bound on how long an answer can outlive a catalog write whose notice never arrived (a
@@ -86,22 +87,16 @@ export class SearchAnswerCache {
   }
 }
 
-const caches = new WeakMap<Database, SearchAnswerCache>();
+const followed = new FollowedPerDatabase<SearchAnswerCache>();
 
 /** The cache of a database whose catalog change notices are being followed, if any. */
-export const searchAnswerCache = (database: Database): SearchAnswerCache | undefined => caches.get(database);
+export const searchAnswerCache = (database: Database): SearchAnswerCache | undefined => followed.of(database);
 
 /**
  * Starts caching public search answers on this database, following CATALOG_CHANGED notices from
  * every process (the REST API calls it). Without it every search reads the database. Returns the stop.
  */
-export async function startSearchAnswerCache(database: Database): Promise<() => Promise<void>> {
+export function startSearchAnswerCache(database: Database): Promise<() => Promise<void>> {
   const cache = new SearchAnswerCache();
-  const unlisten = await database.listen(CATALOG_CHANGED, () => cache.forgetAll());
-  caches.set(database, cache);
-  return async () => {
-    // Another app on the same database (tests) may have started its own since: that one stays.
-    if (caches.get(database) === cache) caches.delete(database);
-    await unlisten();
-  };
+  return followed.start(database, CATALOG_CHANGED, cache, () => cache.forgetAll());
 }

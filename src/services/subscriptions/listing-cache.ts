@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../db/client.js';
 import { SUBSCRIPTION_LIST_CHANGED } from '../../db/coordination.js';
+import { FollowedPerDatabase } from '../../db/followed.js';
 import type { ServiceContext } from '../context.js';
 
 /** A listing's answer as sent: the JSON bytes and their entity tag. */
@@ -82,10 +83,10 @@ class Generations {
   }
 }
 
-const followed = new WeakMap<Database, Generations>();
+const followed = new FollowedPerDatabase<Generations>();
 
 /** Whether listings on this database trust notices (PGlite, once followed) rather than the counter. */
-export const listingFollowsNotices = (database: Database): boolean => followed.has(database);
+export const listingFollowsNotices = (database: Database): boolean => followed.of(database) !== undefined;
 
 /**
  * Starts trusting SUBSCRIPTION_LIST_CHANGED notices instead of reading the counter per request, on
@@ -95,13 +96,7 @@ export const listingFollowsNotices = (database: Database): boolean => followed.h
 export async function startListingNotices(database: Database): Promise<() => Promise<void>> {
   if (database.kind !== 'pglite') return async () => {};
   const generations = new Generations();
-  const unlisten = await database.listen(SUBSCRIPTION_LIST_CHANGED, (accountId) => generations.raise(accountId));
-  followed.set(database, generations);
-  return async () => {
-    // Another app on the same database (tests) may have started its own since: that one stays.
-    if (followed.get(database) === generations) followed.delete(database);
-    await unlisten();
-  };
+  return followed.start(database, SUBSCRIPTION_LIST_CHANGED, generations, (accountId) => generations.raise(accountId));
 }
 
 /**
@@ -125,27 +120,25 @@ export async function cachedAccountJson(
   const accountId = ctx.account.id;
   const cache = cacheOf(ctx.database);
   const fullKey = `${accountId}\n${key}`;
-  const generations = followed.get(ctx.database);
-  if (generations) {
-    const version = generations.of(accountId);
-    const hit = cache.get(fullKey, version);
-    if (hit) return hit;
-    const answer = toCachedJson(await build());
-    if (generations.of(accountId) === version) cache.set(fullKey, { ...answer, version });
-    return answer;
-  }
+  const generations = followed.of(ctx.database);
+  const version = generations ? generations.of(accountId) : await counterVersion(ctx.database, accountId);
+  const hit = cache.get(fullKey, version);
+  if (hit) return hit;
+  const answer = toCachedJson(await build());
+  // A counter read before the build can only be older than the answer; a notice during it can be newer.
+  if (!generations || generations.of(accountId) === version) cache.set(fullKey, { ...answer, version });
+  return answer;
+}
+
+/** The account's listing version from the counters: its own row and the catalog-wide one. */
+async function counterVersion(database: Database, accountId: string): Promise<string> {
   const [row] = await queryRows<{ v: string }>(
-    ctx.database.db,
+    database.db,
     sql`select coalesce(max(version) filter (where account_id = ${accountId}), 0)::text || ':' ||
       coalesce(max(version) filter (where account_id = ${CATALOG_WIDE}), 0)::text as v
       from subscription_list_versions where account_id in (${accountId}, ${CATALOG_WIDE})`,
   );
-  const version = `c${row?.v ?? '0:0'}`;
-  const hit = cache.get(fullKey, version);
-  if (hit) return hit;
-  const answer = toCachedJson(await build());
-  cache.set(fullKey, { ...answer, version });
-  return answer;
+  return `c${row?.v ?? '0:0'}`;
 }
 
 function toCachedJson(value: unknown): CachedJson {

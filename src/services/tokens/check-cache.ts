@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { TOKEN_REVOKED } from '../../db/coordination.js';
+import { FollowedPerDatabase } from '../../db/followed.js';
 import type { TokenKind } from '../../domain/enums.js';
 import type { AccountRef } from '../context.js';
 
@@ -54,22 +55,16 @@ export class TokenCheckCache {
   }
 }
 
-const caches = new WeakMap<Database, TokenCheckCache>();
+const followed = new FollowedPerDatabase<TokenCheckCache>();
 
 /** The cache of a database whose revocation notices are being followed, if any. */
-export const tokenCheckCache = (database: Database): TokenCheckCache | undefined => caches.get(database);
+export const tokenCheckCache = (database: Database): TokenCheckCache | undefined => followed.of(database);
 
 /**
  * Starts caching token checks on this database, following TOKEN_REVOKED notices from every process
  * (the REST API calls it). Without it each check reads the database. Returns the stop.
  */
-export async function startTokenCheckCache(database: Database): Promise<() => Promise<void>> {
+export function startTokenCheckCache(database: Database): Promise<() => Promise<void>> {
   const cache = new TokenCheckCache();
-  const unlisten = await database.listen(TOKEN_REVOKED, (tokenId) => cache.forget(tokenId));
-  caches.set(database, cache);
-  return async () => {
-    // Another app on the same database (tests) may have started its own since: that one stays.
-    if (caches.get(database) === cache) caches.delete(database);
-    await unlisten();
-  };
+  return followed.start(database, TOKEN_REVOKED, cache, (tokenId) => cache.forget(tokenId));
 }
