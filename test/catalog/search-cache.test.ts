@@ -1,24 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { SearchAnswerCache } from '../../src/services/search/answer-cache.js';
 import type { SearchResult } from '../../src/services/search/results.js';
-import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 import { waitFor } from '../support/wait.js';
-import { postJson, silent, startSimulator } from '../venue/support.js';
+import { postJson, startSimulatorWithSync } from '../venue/support.js';
 
-type Started = Awaited<ReturnType<typeof startSimulator>>;
+type Started = Awaited<ReturnType<typeof startSimulatorWithSync>>;
 
 let env: TestEnv;
 let s: Started;
-let sync: () => ReturnType<typeof syncCatalogOnce>;
+let sync: Started['sync'];
 
 beforeAll(async () => {
   env = await createTestEnv();
-  s = await startSimulator({ eventCount: 10 });
-  const gamma = createGammaClient({ baseUrl: s.urls.gammaUrl, logger: silent, timeoutMs: 5000 });
-  sync = () => syncCatalogOnce({ database: env.database, gamma, logger: silent });
+  s = await startSimulatorWithSync(env.database, { eventCount: 10 });
+  sync = s.sync;
   await sync();
 });
 afterAll(async () => {

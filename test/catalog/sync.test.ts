@@ -15,20 +15,19 @@ import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 import { expectNothingFor, waitFor } from '../support/wait.js';
-import { postJson, silent, startSimulator } from '../venue/support.js';
+import { postJson, silent, startSimulatorWithSync } from '../venue/support.js';
 
-type Started = Awaited<ReturnType<typeof startSimulator>>;
+type Started = Awaited<ReturnType<typeof startSimulatorWithSync>>;
 
 let env: TestEnv;
 let s: Started;
-let sync: () => ReturnType<typeof syncCatalogOnce>;
+let sync: Started['sync'];
 let lastChangeId = 0;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  s = await startSimulator({ eventCount: 20 });
-  const gamma = createGammaClient({ baseUrl: s.urls.gammaUrl, logger: silent, timeoutMs: 5000 });
-  sync = () => syncCatalogOnce({ database: env.database, gamma, logger: silent });
+  s = await startSimulatorWithSync(env.database, { eventCount: 20 });
+  sync = s.sync;
 });
 afterAll(async () => {
   await s?.sim.stop();

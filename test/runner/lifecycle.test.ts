@@ -1,33 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { webhookBody } from '../../src/delivery/senders/webhook-body.js';
 import { EventStatusNotification } from '../../src/http/webhook-payloads.js';
 import { createCatalogChangeConsumer } from '../../src/runner/catalog-changes.js';
 import { runCommand } from '../../src/bots/commands/index.js';
 import { openDatabase } from '../../src/db/index.js';
 import { createClosingSoonChecker } from '../../src/runner/closing-soon.js';
-import { createGammaClient } from '../../src/venue/gamma/client.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
-import { postJson, silent, startSimulator } from '../venue/support.js';
+import { postJson, silent, startSimulatorWithSync } from '../venue/support.js';
 import { clock, deliveriesOf, getSub, notificationsOf } from './helpers.js';
 
 // Resolution and Closing Soon through the simulator: its controls change the venue, the catalog
 // sync sees it, the engine's catalog consumer and Closing Soon timer fire the rules.
 
-type Started = Awaited<ReturnType<typeof startSimulator>>;
+type Started = Awaited<ReturnType<typeof startSimulatorWithSync>>;
 
 let env: TestEnv;
 let s: Started;
-let sync: () => ReturnType<typeof syncCatalogOnce>;
+let sync: Started['sync'];
 
 const HOUR = 3_600_000;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  s = await startSimulator({ eventCount: 6 });
-  const gamma = createGammaClient({ baseUrl: s.urls.gammaUrl, logger: silent, timeoutMs: 5000 });
-  sync = () => syncCatalogOnce({ database: env.database, gamma, logger: silent });
+  s = await startSimulatorWithSync(env.database, { eventCount: 6 });
+  sync = s.sync;
   await sync();
 });
 afterAll(async () => {
