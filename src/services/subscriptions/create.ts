@@ -35,7 +35,9 @@ type Body = z.output<typeof ChatSubscriptionInput>;
  * statement with the checks, their snapshot would be taken before the lock was granted, and two
  * creates of one account could both pass the MAX_SUBSCRIPTIONS check. The limit is the account's,
  * so the lock is too (a watchlist's let creates into two watchlists pass it together); `no key
- * update` so it does not hold up writes that only reference the account.
+ * update` so it does not hold up writes that only reference the account. The watchlist's lock
+ * follows all the same: a watchlist deleted meanwhile then answers 404, where the insert's foreign
+ * key would fail.
  */
 async function insertSubscription(ctx: ServiceContext, body: Body): Promise<SubscriptionView> {
   const channels = await checkChannels(ctx, body.channels);
