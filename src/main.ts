@@ -21,7 +21,8 @@ const folder = config.DATABASE_URL ? undefined : import('./db/pglite-folder.js')
 const pglite = folder?.then(({ openPgliteFolder }) => openPgliteFolder(config.DATA_DIR));
 const started = (async () => {
   await folder; // and so the open has begun
-  const [{ openDatabase }, { startService }] = await Promise.all([import('./db/index.js'), import('./service.js')]);
+  const [{ openDatabase }, { preloadRoles, startService }] = await Promise.all([import('./db/index.js'), import('./service.js')]);
+  preloadRoles(config);
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, pglite: await pglite });
   return startService(config, logger, { database });
 })();
