@@ -32,34 +32,25 @@ const FIRST_CAPACITY = 8;
 // a head whose entry left its window (issue #20: a chain of objects and buffers per token made the
 // window pass 3× as costly as a price-only one).
 /**
- * Block header. First what a quiet price reads and writes, in the block's first two cache lines:
- * its quiet band (`QUIET_LO`, `QUIET_HI`: a price strictly inside fires and re-arms nothing and is
- * no window's new extreme; NaN when not worked out) until `QUIET_UNTIL`, `ON_LAST`: bits of the
- * heads on the last price (bit 2·slot: low, 2·slot + 1: high), whose `until` the next price sets,
- * and the quiet prices not yet in the deques (`LOG_N` of them from `LOG`: time, price). Then the last
- * price entered (the tail of both deques), per deque its region's offset in the pool and its
- * entries (side by side: `expire` reads both from the offset's field), and the deques' capacities.
+ * Block header. First what a quiet price reads: its quiet band (`QUIET_LO`, `QUIET_HI`: a price
+ * strictly inside fires and re-arms nothing and is no window's new extreme; NaN when not worked
+ * out) until `QUIET_UNTIL` (before any head's entry leaves its window), the last price (the tail of
+ * both deques), per deque its region's offset in the pool and its entries; then the deques'
+ * capacities and `ON_LAST`: bits of the heads on the last price (bit 2·slot: low, 2·slot + 1: high),
+ * whose `until` the next price sets.
  */
 const QUIET_LO = 0;
 const QUIET_HI = 1;
 const QUIET_UNTIL = 2;
-const ON_LAST = 3;
-const LOG_N = 4;
-const LOG = 5;
-/**
- * Quiet prices a block holds before they enter the deques (a full look, or the next quiet price,
- * puts them in): a quiet price then touches its block's first lines only, not the deques' tails,
- * which are regions of a pool too large for the cache (issue #20's window pass).
- */
-const LOG_CAPACITY = 4;
-const LAST = LOG + 2 * LOG_CAPACITY;
-const LOW_AT = LAST + 1;
-const LOW_N = LAST + 2;
-const HIGH_AT = LAST + 3;
-const HIGH_N = LAST + 4;
-const LOW_CAP = LAST + 5;
-const HIGH_CAP = LAST + 6;
-const HEADER = LAST + 7;
+const LAST = 3;
+const LOW_AT = 4;
+const LOW_N = 5;
+const HIGH_AT = 6;
+const HIGH_N = 7;
+const LOW_CAP = 8;
+const HIGH_CAP = 9;
+const ON_LAST = 10;
+const HEADER = 11;
 /**
  * How far inside a quiet band's ends a price must be: a move is rounded to 1e-9 (`moveBetween`)
  * and the band's ends are sums, so a price this close to one is looked at in full.
@@ -85,8 +76,7 @@ const HIGH_UNTIL = 6;
 const MIN_ARMED = 7;
 const MAX_HOLDING = 8;
 const SLOT = MIN_ARMED + 2 * (KIND_EITHER + 1);
-/** Whole cache lines (8 numbers), so that every block starts where a line does when the array does. */
-const BLOCK = Math.ceil((HEADER + SLOT * WINDOW_MS.length) / 8) * 8;
+const BLOCK = HEADER + SLOT * WINDOW_MS.length;
 
 /** The rules of one window length on one token watching one kind of move, by threshold. */
 class MoveGroup {
@@ -238,7 +228,6 @@ export class MoveBook {
     const known = windows.slots[slot];
     if (known !== null) return known;
     const base = windows.base;
-    this.flush(base);
     if (this.hot[base + LOW_N] === 0 && price === price) this.push(base, nowMs, price);
     const at = base + HEADER + slot * SLOT;
     const track = new WindowTrack(windowMs, at, base);
@@ -311,7 +300,6 @@ export class MoveBook {
     }
     hot[base + LOW_N] = 0;
     hot[base + HIGH_N] = 0;
-    hot[base + LOG_N] = 0;
     hot[base + LAST] = NaN;
     hot[base + QUIET_LO] = NaN;
     if (left === 0) {
@@ -382,7 +370,8 @@ export class MoveBook {
     data[at] = price;
     data[at + 1] = Infinity;
     hot[base + HIGH_N] = m + 1;
-    // Inside the quiet band no head is on the previous price or on an entry the price drops.
+    // Inside the quiet band no head is on the previous price or on an entry the price drops (a head
+    // left on an extreme past its window is still below, or above, every price in the band).
     if (quiet) return;
     for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       if (hot[a + WIN] === 0) continue;
@@ -438,17 +427,9 @@ export class MoveBook {
     const hot = this.hot;
     if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI] && nowMs < hot[base + QUIET_UNTIL]) {
       if (hot[base + ON_LAST] !== 0) this.endLast(base, nowMs);
-      let n = hot[base + LOG_N];
-      if (n === LOG_CAPACITY) {
-        this.flush(base);
-        n = 0;
-      }
-      hot[base + LOG + 2 * n] = nowMs;
-      hot[base + LOG + 2 * n + 1] = price;
-      hot[base + LOG_N] = n + 1;
+      this.push(base, nowMs, price, true);
       return;
     }
-    this.flush(base);
     this.push(base, nowMs, price);
     for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       const windowMs = hot[a + WIN];
@@ -479,24 +460,13 @@ export class MoveBook {
   }
 
   /**
-   * Enters the logged quiet prices into the deques, in their order and at their times: the deques
-   * end as if each had been pushed when it came (a quiet price moves no head, see `sample`).
-   */
-  private flush(base: number): void {
-    const hot = this.hot;
-    const n = hot[base + LOG_N];
-    if (n === 0) return;
-    for (let i = 0; i < n; i++) this.push(base, hot[base + LOG + 2 * i], hot[base + LOG + 2 * i + 1], true);
-    hot[base + LOG_N] = 0;
-  }
-
-  /**
    * Works out the token's quiet band after a price looked at in full: the prices strictly inside
    * every window's extremes (so no head moves or learns its `until`) whose moves stay, for every
    * kind, at or above its highest holding threshold and below its lowest armed one. Each move is
    * then linear in the price, so each bound is a price; the margin keeps the rounding of moves out.
    * Moves By holding rules allow both ends of a range: the band keeps the side the price is on.
-   * The band holds until the first head's entry could leave its window (1 ms early, for rounding);
+   * The band holds until the first head's entry could leave its window (1 ms early, for rounding),
+   * or, in a window without holding rules, one window later (`quietReach`);
    * the heads on the price now (an extreme: `until` Infinity) are noted, for the next price to end.
    */
   private settleQuiet(base: number, price: number): void {
@@ -533,9 +503,9 @@ export class MoveBook {
    * How long after a head's entry was last displayed the band may last (the slot at `a`). With a
    * holding rule, until 1 ms before the entry leaves the window: the extreme moving in would
    * shrink the move, which re-arms. Without, one window longer: an extreme leaving only shrinks
-   * moves, so it cannot make an armed rule fire, and the price looked at in full next moves the head
-   * past it (`expire` reads the deque's times, which the band does not change); the bound keeps a
-   * deque within two windows of prices.
+   * moves, so it cannot make an armed rule fire, and the next price looked at in full moves the head
+   * past it (`expire` reads the deque's times, which quiet prices keep); the bound keeps a deque
+   * within two windows of prices.
    */
   private quietReach(a: number, windowMs: number): number {
     const hot = this.hot;

@@ -98,8 +98,8 @@ const trend = fc.record({
 });
 
 // A jump, then a long run of small steps around the new level, minutes apart: the jump's extremes
-// leave the shorter windows while the prices after it stay inside the quiet band, so the quiet
-// prices wait in the block's log and the band outlives the expiry (where no rule holds).
+// leave the shorter windows while the prices after it stay inside the quiet band, which outlives
+// the expiry where no rule holds (the heads catch up on the next full look) and ends on it where one does.
 const plateau = fc.record({
   op: fc.constant('walk' as const),
   token: fc.constantFrom(...TOKENS),
@@ -219,8 +219,8 @@ describe('RuleIndex against the reference evaluator', () => {
   });
 
   it('fires exactly the same window moves when extremes leave their windows during quiet runs', () => {
-    // Few rules, many of them holding after a jump: quiet prices are logged and entered later, a
-    // band without holding rules outlives its extremes, one with them ends when they leave.
+    // Few rules, many of them holding after a jump: a band without holding rules outlives its
+    // extremes, one with them ends when they leave.
     expect(compareRuns(6, 300, MOVE_RULE_TYPES, 1, 0, 6)).toBeGreaterThan(300);
     expect(compareRuns(24, 150, MOVE_RULE_TYPES, 1, 0, 6)).toBeGreaterThan(1000);
   });
