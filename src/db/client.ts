@@ -9,6 +9,7 @@ import postgres from 'postgres';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { copyPgliteImage, currentPgliteImage } from './pglite-image.js';
+import { preparedRows } from './prepared.js';
 import { createPrivateDataDir, makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
 
@@ -31,6 +32,12 @@ export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
   rows<T extends Record<string, unknown>>(query: SQL, on?: Queryable): Promise<T[]>;
+  /**
+   * `rows` of a hot statement whose text does not change with its values, parsed once per session
+   * (prepared.ts): PGlite otherwise parses and plans it on every call; postgres.js already prepares
+   * every statement it sends. `on` a transaction runs it as `rows` does.
+   */
+  preparedRows<T extends Record<string, unknown>>(query: SQL, on?: Queryable): Promise<T[]>;
   listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   /** Runs `fn` while holding a session-level advisory lock; other holders wait. */
   withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
@@ -136,9 +143,7 @@ const DRIZZLE_PARSERS = {
  * same. drizzle calls `query` and `transaction` only.
  */
 export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction'> {
-  // Once PGlite is ready: its start builds the array types' parsers, which would replace these.
-  let tuned: Promise<void> | undefined;
-  const ready = () => (tuned ??= pg.waitReady.then(() => void Object.assign(pg.parsers, DRIZZLE_PARSERS)));
+  const ready = () => drizzleParsersSet(pg);
   const bare = (options: QueryOptions | undefined) => (options?.parsers ? { ...options, parsers: undefined } : options);
   return {
     query: async (query, params, options) => {
@@ -154,6 +159,15 @@ export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction
   };
 }
 
+const parsersSet = new WeakMap<PGlite, Promise<void>>();
+
+/** drizzle's parsers on the instance, once it is ready: its start builds the array types' parsers, which would replace them. */
+function drizzleParsersSet(pg: PGlite): Promise<void> {
+  let set = parsersSet.get(pg);
+  if (!set) parsersSet.set(pg, (set = pg.waitReady.then(() => void Object.assign(pg.parsers, DRIZZLE_PARSERS))));
+  return set;
+}
+
 /** `dataDir`: the folder PGlite keeps its files in, made private again once closed. */
 function wrapPglite(pg: PGlite, dataDir?: string): Database {
   const db = drizzlePglite(drizzleClientOf(pg) as PGlite, { schema }) as unknown as Db;
@@ -161,6 +175,11 @@ function wrapPglite(pg: PGlite, dataDir?: string): Database {
     kind: 'pglite',
     db,
     rows: (query, on = db) => queryRows(on, query),
+    preparedRows: async (query, on = db) => {
+      if (on !== db) return queryRows(on, query);
+      await drizzleParsersSet(pg);
+      return preparedRows(pg, query);
+    },
     async listen(channel, onPayload) {
       const unlisten = await pg.listen(channel, onPayload);
       return async () => {
@@ -192,6 +211,7 @@ function openPostgres(url: string, max: number): Database {
     kind: 'postgres',
     db,
     rows: (query, on = db) => queryRows(on, query),
+    preparedRows: (query, on = db) => queryRows(on, query),
     async listen(channel, onPayload) {
       const { unlisten } = await client.listen(channel, (payload) => onPayload(payload));
       return unlisten;
@@ -298,3 +318,4 @@ export function isUniqueViolation(err: unknown): boolean {
   }
   return false;
 }
+
