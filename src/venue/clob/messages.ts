@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
+import { plainDecimal } from './decimal.js';
 
 // The four messages that arrive many times a second (book, price_change, last_trade_price,
 // best_bid_ask) are checked by hand: zod per message would dominate the ingest path. The rare ones
@@ -73,6 +74,10 @@ type Parsed<T> = T | typeof MALFORMED;
 
 /** A decimal string (".48", "0.48") or a JSON number; anything else is malformed. */
 function num(v: unknown): number | typeof MALFORMED {
+  if (typeof v === 'string') {
+    const plain = plainDecimal(v);
+    if (plain >= 0) return plain;
+  }
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
   return Number.isFinite(n) ? n : MALFORMED;
 }
@@ -80,6 +85,10 @@ function num(v: unknown): number | typeof MALFORMED {
 /** Absent, null, empty or not a number: `null`. */
 function optNum(v: unknown): number | null {
   if (v === undefined || v === null || v === '') return null;
+  if (typeof v === 'string') {
+    const plain = plainDecimal(v);
+    if (plain >= 0) return plain;
+  }
   const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : Number.NaN;
   return Number.isFinite(n) ? n : null;
 }
