@@ -12,6 +12,7 @@ import { statusOf, transition, type SubscriptionStatus } from '../domain/subscri
 import { NOTIFICATION_TYPE } from '../domain/enums.js';
 import { pricePayload, type ChannelRow } from '../delivery/payloads.js';
 import { writeNotificationsOnce, type BatchingOptions } from '../delivery/enqueue.js';
+import type { HandoffWrite } from '../delivery/handoff.js';
 
 export interface FiringContext {
   /** When the venue data behind the price was received (ms). */
@@ -76,7 +77,7 @@ export class ReplayInBatch extends Error {
  * Throws `ReplayInBatch` when a dedupe key was already written (a replay after a crash, rare), so
  * the caller rolls this back and uses `writeFiring` on each, whose own commits settle such cases.
  */
-export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batching?: BatchingOptions): Promise<FireOutcome[]> {
+export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batching?: BatchingOptions, handoff?: HandoffWrite): Promise<FireOutcome[]> {
   const subscriptionIds = [...new Set(batch.map((b) => b.firing.subscriptionId))].sort();
   const marketIds = [...new Set(batch.map((b) => b.firing.marketId))];
   // The watchlist names come with the locked rows (one round trip less; only subscriptions are locked).
@@ -139,20 +140,6 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
   }
   if (written.length === 0) return outcomes;
 
-  const ids = await writeNotificationsOnce(
-    tx,
-    written.map((w) => ({
-      accountId: w.sub.accountId,
-      subscriptionId: w.sub.id,
-      type: NOTIFICATION_TYPE.price,
-      payload: w.payload,
-      dedupeKey: w.dedupeKey,
-      channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
-    })),
-    batching,
-  );
-  if (ids.includes(null)) throw new ReplayInBatch();
-
   const perSub = new Map<string, { status: SubscriptionStatus; count: number; lastAt: Date }>();
   const perMarket = new Map<string, { subscriptionId: string; marketId: string; lastFiredAt: Date }>();
   for (const { sub, firing } of written) {
@@ -170,7 +157,8 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     sql`, `,
   );
   // Both in one statement: the subscriptions' new state and counters, and each (subscription,
-  // market)'s last firing.
+  // market)'s last firing. Before the outbox write, so deliveries handed off read the rule as it will
+  // be committed (a replay throws below and rolls all of it back).
   await tx.execute(sql`
     with updated as (
       update subscriptions as s set enabled = v.enabled, status_reason = v.reason,
@@ -180,5 +168,20 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     insert into subscription_market_state (subscription_id, market_id, last_fired_at)
     values ${lastFired}
     on conflict (subscription_id, market_id) do update set last_fired_at = excluded.last_fired_at`);
+  const ids = await writeNotificationsOnce(
+    tx,
+    written.map((w) => ({
+      accountId: w.sub.accountId,
+      subscriptionId: w.sub.id,
+      type: NOTIFICATION_TYPE.price,
+      payload: w.payload,
+      dedupeKey: w.dedupeKey,
+      channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
+    })),
+    batching,
+    handoff,
+  );
+  if (ids.includes(null)) throw new ReplayInBatch();
+
   return outcomes;
 }

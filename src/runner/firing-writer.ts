@@ -3,6 +3,7 @@ import type { Database, Queryable } from '../db/client.js';
 import type { Firing, RearmSide } from '../engine/rules.js';
 import type { Logger } from '../logger.js';
 import type { BatchingOptions } from '../delivery/enqueue.js';
+import type { DeliveryHandoff } from '../delivery/handoff.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
 import { MinuteSampler, pruneSamples, writeSamples, type MinuteSample } from './price-samples.js';
 import type { SerialQueue } from './serial-queue.js';
@@ -25,16 +26,29 @@ export interface FiringStore {
 }
 
 /** The store of the engine: firings, prices and history in the database. */
-export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore, batching?: BatchingOptions): FiringStore {
+export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore, batching?: BatchingOptions, handoff?: DeliveryHandoff): FiringStore {
   return {
     async writeFirings(batch, priceBatch, bandBatch) {
+      // The deliveries go to this process's worker only once committed (and the one-at-a-time
+      // fallback, whose savepoints may roll some back, leaves them to claims as before).
+      const handing = handoff?.begin();
       return database.db
         .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
-          const written = await writeFirings(tx, batch, batching);
+          const written = await writeFirings(tx, batch, batching, handing);
           await prices.saveIn(tx, priceBatch);
           await saveBands(tx, bandBatch);
           return written;
         })
+        .then(
+          (written) => {
+            handing?.committed();
+            return written;
+          },
+          (error: unknown) => {
+            handing?.aborted();
+            throw error;
+          },
+        )
         .catch(async (error: unknown) => {
           if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
           return database.db.transaction(async (tx) => {
