@@ -49,9 +49,9 @@ export class DeliveryHandoff {
    * worker then skips the claim it would start.
    */
   covers(payload: string): boolean {
-    const ids = payload.split(',');
-    const covered = ids.every((id) => this.handed.has(id));
-    if (covered) for (const id of ids) this.handed.delete(id);
+    let covered = true;
+    // Each id's notice comes once: forgotten whether or not the whole notice is covered.
+    for (const id of payload.split(',')) covered = this.handed.delete(id) && covered;
     return covered;
   }
 
