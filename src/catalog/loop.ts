@@ -36,6 +36,8 @@ export function startCatalogSync(deps: SyncDeps & { intervalMs: number }): Catal
       // Only the leader that ran the pass speaks for the sync's health.
       if (report) await recordSyncSuccess(database);
     } catch (err) {
+      // A pass cut short by the stop is no failure of the sync.
+      if (stopped) return;
       logger.error({ err }, 'catalog sync failed; retried at the next interval');
       await recordSyncFailure(database, err instanceof Error ? err.message : String(err)).catch((error: unknown) =>
         logger.warn({ err: error }, 'recording the catalog sync failure failed'),

@@ -15,12 +15,21 @@ export interface SyncRole {
 /** The `sync` role: the catalog sync loop against the venue's catalog API at `gammaUrl`. */
 export function startSyncRole(deps: { config: Config; database: Database; logger: Logger; gammaUrl: string }): SyncRole {
   const logger = deps.logger.child({ component: 'catalog-sync' });
-  const gamma = createGammaClient({ baseUrl: deps.gammaUrl, logger, timeoutMs: GAMMA_TIMEOUT_MS });
-  return startCatalogSync({
+  // Stopping aborts the pass's venue requests and their retries: a stop never waits on the venue.
+  const venueRequests = new AbortController();
+  const gamma = createGammaClient({ baseUrl: deps.gammaUrl, logger, timeoutMs: GAMMA_TIMEOUT_MS, signal: venueRequests.signal });
+  const sync = startCatalogSync({
     database: deps.database,
     gamma,
     logger,
     intervalMs: deps.config.SYNC_INTERVAL_MS,
     maxEventsPerWatchlist: deps.config.MAX_EVENTS_PER_WATCHLIST,
   });
+  return {
+    syncOnce: sync.syncOnce,
+    async stop() {
+      venueRequests.abort(new Error('catalog sync stopping'));
+      await sync.stop();
+    },
+  };
 }

@@ -81,10 +81,12 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     ...(options.handoff ? { handoff: options.handoff } : {}),
   });
   const savedPrices = new TokenPriceStore(database);
+  // Stopping aborts book requests in flight and their retries: a stop never waits on the venue.
+  const venueRequests = new AbortController();
   const clobRest: ClobRestClient | undefined =
     options.marketStream && !options.clobUrl
       ? undefined
-      : createClobRestClient({ baseUrl: options.clobUrl ?? config.CLOB_URL, logger, timeoutMs: 10_000 });
+      : createClobRestClient({ baseUrl: options.clobUrl ?? config.CLOB_URL, logger, timeoutMs: 10_000, signal: venueRequests.signal });
   const stream =
     options.marketStream ??
     createMarketStream({
@@ -292,6 +294,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       }));
     },
     async stop() {
+      venueRequests.abort(new Error('engine stopping'));
       await feedHealth.stop();
       await closingSoon.stop();
       await catalog.stop();

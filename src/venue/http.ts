@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from '../logger.js';
 import { retryAfterHeaderMs } from '../net/retry-after.js';
@@ -37,9 +38,11 @@ export interface JsonRequest {
   retry?: RetryPolicy;
   method?: 'GET' | 'POST';
   body?: unknown;
+  /** Aborts the attempt in flight and every retry still to come (the role that asked is stopping). */
+  signal?: AbortSignal;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number, signal: AbortSignal | undefined) => setTimeout(ms, undefined, signal ? { signal } : {});
 
 /**
  * One JSON request with a per-attempt timeout. 429, 5xx, timeouts and network errors are retried
@@ -48,6 +51,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function requestJson(req: JsonRequest): Promise<unknown> {
   const policy = req.retry ?? DEFAULT_RETRY;
   return pRetry(() => attempt(req), {
+    ...(req.signal ? { signal: req.signal } : {}),
     retries: policy.retries,
     minTimeout: policy.minDelayMs,
     maxTimeout: policy.maxDelayMs,
@@ -55,7 +59,7 @@ export async function requestJson(req: JsonRequest): Promise<unknown> {
     onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
       req.logger.debug({ path: pathOf(req.url), attemptNumber, retriesLeft, err: error.message }, 'venue request failed');
       if (retriesLeft > 0 && error instanceof HttpError && error.retryAfterMs !== undefined) {
-        await sleep(Math.min(error.retryAfterMs, policy.maxRetryAfterMs ?? 60_000));
+        await sleep(Math.min(error.retryAfterMs, policy.maxRetryAfterMs ?? 60_000), req.signal);
       }
     },
   });
@@ -65,7 +69,7 @@ async function attempt(req: JsonRequest): Promise<unknown> {
   const init: RequestInit = {
     method: req.method ?? 'GET',
     headers: { accept: 'application/json', ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    signal: AbortSignal.timeout(req.timeoutMs),
+    signal: req.signal ? AbortSignal.any([AbortSignal.timeout(req.timeoutMs), req.signal]) : AbortSignal.timeout(req.timeoutMs),
   };
   if (req.body !== undefined) init.body = JSON.stringify(req.body);
   const res = await req.fetch(req.url, init);

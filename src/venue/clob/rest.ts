@@ -11,6 +11,8 @@ export interface ClobRestOptions {
   retry?: RetryPolicy;
   /** Tokens per `POST /books` request. */
   chunkSize?: number;
+  /** Aborts requests in flight and their retries: the engine stops without waiting on the venue. */
+  signal?: AbortSignal;
 }
 
 export interface ClobRestClient {
@@ -35,6 +37,7 @@ export function createClobRestClient(options: ClobRestOptions): ClobRestClient {
       logger,
       timeoutMs,
       ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     const books: BookMessage[] = [];
     for (const item of BooksAnswer.parse(raw)) {

@@ -13,6 +13,8 @@ export interface GammaClientOptions {
   keysetLimit?: number;
   /** Page size of the offset fallback. */
   offsetLimit?: number;
+  /** Aborts requests in flight and their retries: the sync stops without waiting on the venue. */
+  signal?: AbortSignal;
 }
 
 export interface GammaClient {
@@ -35,7 +37,14 @@ export function createGammaClient(options: GammaClientOptions): GammaClient {
   const onSkip: SkipReporter = (kind, id, reason) => logger.debug({ kind, id, reason }, 'venue record skipped');
 
   const get = (path: string) =>
-    requestJson({ fetch: fetchFn, url: base + path, logger, timeoutMs, ...(options.retry ? { retry: options.retry } : {}) });
+    requestJson({
+      fetch: fetchFn,
+      url: base + path,
+      logger,
+      timeoutMs,
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
 
   async function getOrNull(path: string): Promise<unknown> {
     try {
