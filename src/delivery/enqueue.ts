@@ -172,7 +172,9 @@ async function handOff(
       batchKey: null,
       lease: c.lease,
       context: {
-        payload: input.payload,
+        // The stored payload, not input.payload: jsonb orders keys its own way, and retries,
+        // redeliveries and the inbox serialise the stored one.
+        payload: c.payload,
         webhookSecret: c.webhookSecret,
         previousWebhookSecret: c.previousWebhookSecret,
         rotatedAtMs: c.rotatedAtMs,

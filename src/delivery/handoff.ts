@@ -76,7 +76,10 @@ export class DeliveryHandoff {
 
 /**
  * One transaction's hand-off: `reserve` and `leased` inside the write, then exactly one of
- * `committed` (after COMMIT) or `aborted` (the transaction failed or rolled back).
+ * `committed` (after COMMIT) or `aborted` (the transaction failed or rolled back). Reservations and
+ * leased deliveries add up over the calls of the write, all kept or all given back at its end: a
+ * statement retried inside the transaction would count twice, and none is (a failed statement
+ * fails the transaction, and the one-at-a-time fallback is a new transaction without a hand-off).
  */
 export class HandoffWrite {
   private reserved = 0;
@@ -116,8 +119,12 @@ export class HandoffWrite {
     if (this.done) return;
     this.done = true;
     const spare = this.reserved - this.claims.length;
-    if (spare > 0) this.receiver.unreserve(spare);
-    if (this.claims.length > 0) this.receiver.take(this.claims);
+    // Every reserved slot is settled even if giving the spare ones back throws.
+    try {
+      if (spare > 0) this.receiver.unreserve(spare);
+    } finally {
+      if (this.claims.length > 0) this.receiver.take(this.claims);
+    }
   }
 
   /** Nothing was committed: the reservations go back, the notices will not come. */

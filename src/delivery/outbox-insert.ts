@@ -69,10 +69,12 @@ export async function insertDeliveries(tx: Queryable, rows: readonly DeliveryRow
     select count(pg_notify(${notices.channel}::text, p)) from jsonb_array_elements_text(${JSON.stringify(notices.payloads)}::jsonb) as p`);
 }
 
-/** What the send of a delivery leased in its own write needs beyond the write's payload (outbox-store.ts's claim reads the same). */
+/** What the send of a delivery leased in its own write needs (outbox-store.ts's claim reads the same). */
 export type LeasedDeliveryRow = {
   id: string;
   lease: string;
+  /** As stored (jsonb's key order): a first attempt's body is byte for byte a retry's. */
+  payload: Record<string, unknown>;
   webhookSecret: string;
   previousWebhookSecret: string | null;
   rotatedAtMs: number | null;
@@ -85,8 +87,9 @@ export type LeasedDeliveryRow = {
 /**
  * `insertDeliveries` for a write that hands deliveries to this process's worker (handoff.ts): the
  * rows of `leased` are written under a lease of `leaseMs`, as a claim would leave them, and the
- * statement answers their send context, read as the claim reads it (the subscription as this
- * transaction has left it, the account's secrets, a disabled channel, the market's outcome name).
+ * statement answers their send context, read as the claim reads it (the payload as stored, the
+ * subscription as this transaction has left it, the account's secrets, a disabled channel, the
+ * market's outcome name).
  */
 export async function insertDeliveriesLeased(
   tx: Queryable,
@@ -109,7 +112,7 @@ export async function insertDeliveriesLeased(
     notified as (
       select count(pg_notify(${notices.channel}::text, p)) as n from jsonb_array_elements_text(${JSON.stringify(notices.payloads)}::jsonb) as p
     )
-    select i.id, i.lease_until::text as lease,
+    select i.id, i.lease_until::text as lease, n.payload,
       a.webhook_secret as "webhookSecret",
       a.previous_webhook_secret as "previousWebhookSecret",
       (extract(epoch from a.webhook_secret_rotated_at) * 1000)::float8 as "rotatedAtMs",

@@ -77,6 +77,10 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   let sending = 0;
   /** Slots promised to firing writes not committed yet (hand-off): no claim takes them meanwhile. */
   let reserved = 0;
+  /** A stop waiting for the firing writes in flight to commit or roll back (their reservations settled). */
+  let reservationsSettled: (() => void) | undefined;
+  /** Releases of deliveries handed over while stopping: the stop waits for them. */
+  const releasing = new Set<Promise<void>>();
   /** The claims of those sends: a stop that cannot wait for them releases them. */
   const unanswered = new Map<string, ClaimedDelivery>();
   /**
@@ -286,13 +290,19 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     },
     unreserve(count) {
       reserved -= count;
+      if (reserved === 0) reservationsSettled?.();
       slotFreed();
     },
     take(claims) {
       reserved -= claims.length;
+      if (reserved === 0) reservationsSettled?.();
+      if (running) {
+        for (const group of groupForChat(claims)) track(group);
+        return;
+      }
       // Committed while stopping: given back at once rather than left to the lease.
-      if (!running) void release(claims);
-      else for (const group of groupForChat(claims)) track(group);
+      const released: Promise<void> = release(claims).finally(() => releasing.delete(released));
+      releasing.add(released);
     },
   });
   // A notice naming only deliveries handed to this worker would start a claim that finds nothing.
@@ -309,10 +319,22 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       for (const timer of retryTimers) clearTimeout(timer);
       await unlisten().catch(() => {});
       await pumping;
+      const drainEnd = performance.now() + drainMs;
+      // A firing write that reserved slots before the stop commits (its deliveries come here and are
+      // released) or rolls back: waited for within the drain time, so no release outlives the stop.
+      if (reserved > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          reservationsSettled = resolve;
+          timer = setTimeout(resolve, drainMs);
+        });
+        clearTimeout(timer);
+      }
+      await Promise.all(releasing);
       let timer: NodeJS.Timeout | undefined;
       const drained = await Promise.race([
         Promise.all(inFlight).then(() => true),
-        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, drainEnd - performance.now())))),
       ]);
       clearTimeout(timer);
       if (drained) return;

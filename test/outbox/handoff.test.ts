@@ -215,6 +215,35 @@ describe(`delivery hand-off (${engineName})`, () => {
     }
   });
 
+  it('a stop while a write holds reserved slots waits for its commit, then its deliveries are back with the claims', async () => {
+    const a = await env.newAccount();
+    const hook = await receiver((_req, res) => json(res, 200, {}));
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${hook.url}/hook` } }]);
+    const handoff = new DeliveryHandoff();
+    const worker = await startWorker(env.database, env.config, { pollMs: 60_000, handoff });
+    let stopping: Promise<void> | undefined;
+    let stopped = false;
+    let stoppedBeforeCommit: boolean | undefined;
+    const [id] = await fireHanded(handoff, a, sub, 1, async () => {
+      // The slots are reserved (the outbox write ran); the process stops before the COMMIT.
+      stopping = worker.stop().then(() => void (stopped = true));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      stoppedBeforeCommit = stopped;
+    });
+    await stopping;
+    expect(stoppedBeforeCommit).toBe(false);
+    // Given back by the time the stop is over (not left leased until the lease runs out), unsent.
+    expect(await deliveryRows(id!)).toEqual([{ status: 'PENDING', attempts: 0, leased: false, last_error: null }]);
+    expect(hook.requests).toHaveLength(0);
+    const next = await startWorker(env.database, env.config);
+    try {
+      await waitFor(async () => (await deliveryRows(id!))[0]?.status === 'SENT');
+      expect(hook.requests.map((r) => r.headers['webhook-id'])).toEqual([id]);
+    } finally {
+      await next.stop();
+    }
+  });
+
   it('a stopped worker takes nothing: the write leaves its deliveries to claims', async () => {
     const a = await env.newAccount();
     const hook = await receiver((_req, res) => json(res, 200, {}));
