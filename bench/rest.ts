@@ -25,6 +25,8 @@ export interface RestBenchOptions {
   rules: number;
   /** pglite, postgres, or both (comma separated). */
   databases: string[];
+  /** Only the sequential creates (`--only=creates`): no hello-world, no load runs. */
+  createsOnly: boolean;
 }
 
 export function restBenchOptions(args: string[]): RestBenchOptions {
@@ -34,6 +36,7 @@ export function restBenchOptions(args: string[]): RestBenchOptions {
     connections: Number(option('connections', '32')),
     rules: Number(option('rules', '100')),
     databases: option('databases', 'pglite,postgres').split(','),
+    createsOnly: option('only', '') === 'creates',
   };
 }
 
@@ -212,6 +215,7 @@ async function serviceRun(o: RestBenchOptions, dir: string, kind: 'pglite' | 'po
     console.log(`${kind}: POST /subscriptions, sequential: ${fmt(createsPerSecond, 0)}/s, ${fmt(createCpuMs, 2)} CPU ms each`);
 
     const rows: Row[] = [];
+    if (o.createsOnly) return { rows, createsPerSecond, createCpuMs };
     const measured = async (name: string, url: string, request: { method?: string; token?: string; body?: unknown; bodies?: () => unknown }) => {
       const { result, cpuMsPerRequest, logBytesPerRequest } = await load(url, o, request, child);
       rows.push({ name: `${kind}: ${name}`, result, cpuMsPerRequest, logBytesPerRequest });
@@ -270,11 +274,12 @@ async function withScratchDatabase<T>(baseUrl: string, run: (url: string) => Pro
 }
 
 /**
- * `npm run bench -- rest [--seconds=10] [--connections=32] [--rules=100] [--databases=pglite,postgres]`:
+ * `npm run bench -- rest [--seconds=10] [--connections=32] [--rules=100] [--databases=pglite,postgres] [--only=creates]`:
  * GET /subscriptions (with `rules` subscriptions), GET /me, public POST /search and GET
  * /catalog/search under `connections` concurrent connections; the sequential POST /subscriptions
  * rate while creating the rules; the express hello-world baseline. PostgreSQL runs in a scratch
- * database on DATABASE_URL's server (else the test server), dropped at the end.
+ * database on DATABASE_URL's server (else the test server), dropped at the end. `--only=creates`
+ * runs the sequential creates alone (A/B runs of the create path).
  */
 export async function runRestBench(o: RestBenchOptions): Promise<void> {
   const built = spawnSync(process.execPath, ['bin/ensure-build.js'], { cwd: ROOT, stdio: 'inherit' });
@@ -283,7 +288,7 @@ export async function runRestBench(o: RestBenchOptions): Promise<void> {
   const rows: Row[] = [];
   const creates: string[][] = [];
   try {
-    rows.push(await helloWorld(o, dir));
+    if (!o.createsOnly) rows.push(await helloWorld(o, dir));
     for (const kind of o.databases) {
       if (kind !== 'pglite' && kind !== 'postgres') throw new Error(`unknown database ${kind}: pglite or postgres`);
       const run = (url: string) => serviceRun(o, path.join(dir, kind), kind, url);

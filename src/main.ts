@@ -13,10 +13,19 @@ setFlagsFromString('--wasm-tiering-budget=180000000');
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
 
-// The database opens while the rest of the service's code loads: PGlite reads and compiles its
-// WebAssembly partly off the main thread, so the two overlap instead of adding up.
-const opening = import('./db/index.js').then(({ openDatabase }) => openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
-const started = Promise.all([opening, import('./service.js')]).then(([database, { startService }]) => startService(config, logger, { database }));
+// PGlite's folder opens first, and the rest of the service's code loads while it does: PGlite reads
+// and compiles its WebAssembly partly off the main thread, so the two overlap instead of adding up.
+// Its opening module needs neither drizzle nor the schema; importing the service's code before the
+// open started held it back by that whole load (docs/PERFORMANCE.md, Start time).
+const folder = config.DATABASE_URL ? undefined : import('./db/pglite-folder.js');
+const pglite = folder?.then(({ openPgliteFolder }) => openPgliteFolder(config.DATA_DIR));
+const started = (async () => {
+  await folder; // and so the open has begun
+  const [{ openDatabase }, { preloadRoles, startService }] = await Promise.all([import('./db/index.js'), import('./service.js')]);
+  preloadRoles(config);
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, pglite: await pglite });
+  return startService(config, logger, { database });
+})();
 // Listening before the start finishes: a signal during it stops the service as soon as it is up,
 // instead of killing the process half-way through a migration.
 exitOnStopSignals(async () => (await started).stop(), logger);

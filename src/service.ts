@@ -24,6 +24,26 @@ async function expectedMigrations(): Promise<number> {
   return journal.entries.length;
 }
 
+// Role modules load only when their role runs: bots and the engine pull in large libraries.
+const roleModules = {
+  bots: () => import('./bots/role.js'),
+  engine: () => import('./runner/role.js'),
+  worker: () => import('./delivery/role.js'),
+  sync: () => import('./catalog/role.js'),
+};
+
+/**
+ * Starts loading the modules of the roles `config` runs, for `startService` to find loaded: main.ts
+ * calls it while PGlite opens, whose WebAssembly compiles off the main thread, so the load fills
+ * that wait instead of following the open. Failures are left to `startService`'s own import.
+ */
+export function preloadRoles(config: Pick<Config, 'ROLES'>): void {
+  for (const role of config.ROLES) if (role in roleModules) void roleModules[role as keyof typeof roleModules]().catch(() => {});
+  // Node loads `fetch`'s library (undici) on its first use: 25–50 ms of the main thread, which the
+  // catalog sync's first request paid during the start. Reading the global loads it now.
+  if (config.ROLES.has('sync') || config.ROLES.has('engine')) void globalThis.fetch;
+}
+
 export interface StartOptions {
   /** An already open database to run on instead of the configured one (tests; main.ts opens it early); closed by stop(). */
   database?: Database;
@@ -54,7 +74,7 @@ export async function startService(config: Config, logger: Logger, options: Star
 
     // Bots before the API: in webhook mode the API server carries the Telegram webhook route.
     // The role returns at once; each bot connects in the background and shows its state in /readyz.
-    const bots = config.ROLES.has('bots') ? await (await import('./bots/role.js')).startBotsRole(deps) : undefined;
+    const bots = config.ROLES.has('bots') ? await (await roleModules.bots()).startBotsRole(deps) : undefined;
     if (bots) stops.push(() => bots.stop());
     const webhook = bots?.telegram?.webhook;
     if (webhook && !config.ROLES.has('api')) logger.warn('TELEGRAM_WEBHOOK_URL is set but this process runs no api role to receive it');
@@ -93,21 +113,20 @@ export async function startService(config: Config, logger: Logger, options: Star
     // worker after the commit (no notice wake-up, no claim; docs/delivery.md "Hand-off").
     const handoff = config.ROLES.has('engine') && config.ROLES.has('worker') ? new DeliveryHandoff() : undefined;
     if (config.ROLES.has('engine')) {
-      const { startEngineRole } = await import('./runner/role.js');
+      const { startEngineRole } = await roleModules.engine();
       const started = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl, ...(handoff ? { handoff } : {}) });
       engine = started;
       stops.push(() => started.stop());
     }
     if (config.ROLES.has('worker')) {
-      const { startWorkerRole } = await import('./delivery/role.js');
+      const { startWorkerRole } = await roleModules.worker();
       const worker = await startWorkerRole({ ...deps, ...(handoff ? { handoff } : {}) });
       stops.push(() => worker.stop());
     }
-    // Role modules load only when their role runs: bots and the engine pull in large libraries.
     // The sync starts after the other roles: its first pass (hundreds of upserts on PGlite's one
     // connection) would otherwise hold up every query of their start by about a second. The API
     // and the engine read the catalog already stored and take the pass's changes when they land.
-    const sync = config.ROLES.has('sync') ? (await import('./catalog/role.js')).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
+    const sync = config.ROLES.has('sync') ? (await roleModules.sync()).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
     if (sync) stops.push(() => sync.stop());
     if (database.kind === 'pglite') {
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });

@@ -1,19 +1,16 @@
-import { PGlite, types, type QueryOptions, type Transaction } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { types, type PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { copyPgliteImage, currentPgliteImage } from './pglite-image.js';
-import { createPrivateDataDir, makeTreePrivate } from './private-files.js';
+import { openPgliteFolder } from './pglite-folder.js';
+import { preparedRows } from './prepared.js';
+import { makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
 
-/** Extensions the migrations create; PGlite must have them loaded before `create extension`. */
-export const PGLITE_EXTENSIONS = { pg_trgm };
+export { PGLITE_EXTENSIONS, PGLITE_SETTINGS } from './pglite-folder.js';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -31,6 +28,12 @@ export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
   rows<T extends Record<string, unknown>>(query: SQL, on?: Queryable): Promise<T[]>;
+  /**
+   * `rows` of a hot statement whose text does not change with its values, parsed once per session
+   * (prepared.ts): PGlite otherwise parses and plans it on every call; postgres.js already prepares
+   * every statement it sends. `on` a transaction runs it as `rows` does.
+   */
+  preparedRows<T extends Record<string, unknown>>(query: SQL, on?: Queryable): Promise<T[]>;
   listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   /** Runs `fn` while holding a session-level advisory lock; other holders wait. */
   withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
@@ -71,7 +74,10 @@ export interface AdvisoryLock {
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
   dataDir?: string;
-  /** An already open PGlite instance (tests load a migrated template into memory). */
+  /**
+   * An already open PGlite instance (tests load a migrated template into memory; main.ts opens the
+   * folder early). With `dataDir`, the folder it runs on, made private again once closed.
+   */
   pglite?: PGlite;
   maxConnections?: number;
   /** False: a new PGlite folder runs initdb instead of starting from the build's image (making the image). */
@@ -80,31 +86,10 @@ export interface OpenDatabaseOptions {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.maxConnections ?? 10);
-  if (options.pglite) return wrapPglite(options.pglite);
+  if (options.pglite) return wrapPglite(options.pglite, options.dataDir);
   const dataDir = options.dataDir ?? './data';
-  await createPrivateDataDir(dataDir);
-  if (options.fromImage !== false && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    // A new folder: a copy of the build's initialised, migrated folder instead of initdb (see pglite-image.ts).
-    const image = await currentPgliteImage(PGLITE_SETTINGS);
-    if (image) await copyPgliteImage(image, dataDir);
-  }
-  const pg = await PGlite.create(dataDir, { ...PGLITE_MEMORY_OPTIONS, extensions: PGLITE_EXTENSIONS });
-  await makeTreePrivate(dataDir);
-  return wrapPglite(pg, dataDir);
+  return wrapPglite(await openPgliteFolder(dataDir, options.fromImage !== false), dataDir);
 }
-
-/**
- * PGlite's initdb sizes the embedded server like a shared database server (shared_buffers 128 MB,
- * max_connections 100), all of it inside the process: a reopened folder idled at ~300 MB before the
- * service did anything. One session and a small database need far less. Given to initdb (written
- * to the folder's postgresql.conf, and used by initdb's own runs) and on every start (folders made
- * before this change keep the old postgresql.conf). Reads beyond 16 MB come from the OS page cache.
- */
-export const PGLITE_SETTINGS = ['shared_buffers=16MB', 'max_connections=10'];
-const PGLITE_MEMORY_OPTIONS = {
-  initDbStartParams: PGLITE_SETTINGS.flatMap((s) => ['--set', s]),
-  startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
-};
 
 /** The rows of a raw query on either engine: PGlite answers `{ rows }`, postgres.js an array. */
 export async function queryRows<T extends Record<string, unknown>>(on: Queryable, query: SQL): Promise<T[]> {
@@ -136,9 +121,7 @@ const DRIZZLE_PARSERS = {
  * same. drizzle calls `query` and `transaction` only.
  */
 export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction'> {
-  // Once PGlite is ready: its start builds the array types' parsers, which would replace these.
-  let tuned: Promise<void> | undefined;
-  const ready = () => (tuned ??= pg.waitReady.then(() => void Object.assign(pg.parsers, DRIZZLE_PARSERS)));
+  const ready = () => drizzleParsersSet(pg);
   const bare = (options: QueryOptions | undefined) => (options?.parsers ? { ...options, parsers: undefined } : options);
   return {
     query: async (query, params, options) => {
@@ -154,6 +137,15 @@ export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction
   };
 }
 
+const parsersSet = new WeakMap<PGlite, Promise<void>>();
+
+/** drizzle's parsers on the instance, once it is ready: its start builds the array types' parsers, which would replace them. */
+function drizzleParsersSet(pg: PGlite): Promise<void> {
+  let set = parsersSet.get(pg);
+  if (!set) parsersSet.set(pg, (set = pg.waitReady.then(() => void Object.assign(pg.parsers, DRIZZLE_PARSERS))));
+  return set;
+}
+
 /** `dataDir`: the folder PGlite keeps its files in, made private again once closed. */
 function wrapPglite(pg: PGlite, dataDir?: string): Database {
   const db = drizzlePglite(drizzleClientOf(pg) as PGlite, { schema }) as unknown as Db;
@@ -161,6 +153,11 @@ function wrapPglite(pg: PGlite, dataDir?: string): Database {
     kind: 'pglite',
     db,
     rows: (query, on = db) => queryRows(on, query),
+    preparedRows: async (query, on = db) => {
+      if (on !== db) return queryRows(on, query);
+      await drizzleParsersSet(pg);
+      return preparedRows(pg, query);
+    },
     async listen(channel, onPayload) {
       const unlisten = await pg.listen(channel, onPayload);
       return async () => {
@@ -192,6 +189,7 @@ function openPostgres(url: string, max: number): Database {
     kind: 'postgres',
     db,
     rows: (query, on = db) => queryRows(on, query),
+    preparedRows: (query, on = db) => queryRows(on, query),
     async listen(channel, onPayload) {
       const { unlisten } = await client.listen(channel, (payload) => onPayload(payload));
       return unlisten;
@@ -298,3 +296,4 @@ export function isUniqueViolation(err: unknown): boolean {
   }
   return false;
 }
+

@@ -370,7 +370,8 @@ export class MoveBook {
     data[at] = price;
     data[at + 1] = Infinity;
     hot[base + HIGH_N] = m + 1;
-    // Inside the quiet band no head is on the previous price or on an entry the price drops.
+    // Inside the quiet band no head is on the previous price or on an entry the price drops (a head
+    // left on an extreme past its window is still below, or above, every price in the band).
     if (quiet) return;
     for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       if (hot[a + WIN] === 0) continue;
@@ -464,7 +465,8 @@ export class MoveBook {
    * kind, at or above its highest holding threshold and below its lowest armed one. Each move is
    * then linear in the price, so each bound is a price; the margin keeps the rounding of moves out.
    * Moves By holding rules allow both ends of a range: the band keeps the side the price is on.
-   * The band holds until the first head's entry could leave its window (1 ms early, for rounding);
+   * The band holds until the first head's entry could leave its window (1 ms early, for rounding),
+   * or, in a window without holding rules, one window later (`quietReach`);
    * the heads on the price now (an extreme: `until` Infinity) are noted, for the next price to end.
    */
   private settleQuiet(base: number, price: number): void {
@@ -488,12 +490,27 @@ export class MoveBook {
         else if (price <= high - holdingEither - QUIET_MARGIN) hi = Math.min(hi, high - holdingEither - QUIET_MARGIN);
         else lo = Infinity;
       }
-      until = Math.min(until, hot[a + LOW_UNTIL] + windowMs - 1, hot[a + HIGH_UNTIL] + windowMs - 1);
+      const reach = this.quietReach(a, windowMs);
+      until = Math.min(until, hot[a + LOW_UNTIL] + reach, hot[a + HIGH_UNTIL] + reach);
     }
     hot[base + QUIET_LO] = lo;
     hot[base + QUIET_HI] = hi;
     hot[base + QUIET_UNTIL] = until;
     hot[base + ON_LAST] = onLast;
+  }
+
+  /**
+   * How long after a head's entry was last displayed the band may last (the slot at `a`). With a
+   * holding rule, until 1 ms before the entry leaves the window: the extreme moving in would
+   * shrink the move, which re-arms. Without, one window longer: an extreme leaving only shrinks
+   * moves, so it cannot make an armed rule fire, and the next price looked at in full moves the head
+   * past it (`expire` reads the deque's times, which quiet prices keep); the bound keeps a deque
+   * within two windows of prices.
+   */
+  private quietReach(a: number, windowMs: number): number {
+    const hot = this.hot;
+    const holds = hot[a + MAX_HOLDING] !== -Infinity || hot[a + MAX_HOLDING + 2] !== -Infinity || hot[a + MAX_HOLDING + 4] !== -Infinity;
+    return holds ? windowMs - 1 : 2 * windowMs - 1;
   }
 
   /**
@@ -508,7 +525,7 @@ export class MoveBook {
       const at = base + HEADER + slot * SLOT;
       if ((onLast & (1 << (2 * slot))) !== 0) hot[at + LOW_UNTIL] = nowMs;
       if ((onLast & (2 << (2 * slot))) !== 0) hot[at + HIGH_UNTIL] = nowMs;
-      if ((onLast & (3 << (2 * slot))) !== 0) until = Math.min(until, nowMs + WINDOW_MS[slot] - 1);
+      if ((onLast & (3 << (2 * slot))) !== 0) until = Math.min(until, nowMs + this.quietReach(at, WINDOW_MS[slot]));
     }
     hot[base + QUIET_UNTIL] = until;
     hot[base + ON_LAST] = 0;

@@ -104,17 +104,17 @@ export async function expandRules(
   { trades = true }: { trades?: boolean } = {},
 ): Promise<ExpandedRules> {
   if (subscriptionIds && subscriptionIds.length === 0) return { prices: [], trades: [] };
-  const only: SQL = subscriptionIds
-    ? sql`and s.id in (${sql.join(subscriptionIds.map((id) => sql`${id}`), sql`, `)})`
-    : sql``;
-  const kinds = sql`(s.type in (${sql.join(INDEX_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}) and s.threshold_percent is not null)`;
-  const rows = await database.rows<Row>(
+  // The ids as one array parameter, so the statement's text is the same for any number of them
+  // and a prepared statement (its parse and plan kept) serves every reload.
+  const only: SQL = subscriptionIds ? sql`and s.id = any(${sql.param([...subscriptionIds])}::text[])` : sql``;
+  const kinds = sql`(s.type in (${sql.join(INDEX_RULE_TYPES.map((t) => sql.raw(`'${t}'`)), sql`, `)}) and s.threshold_percent is not null)`;
+  const rows = await database.preparedRows<Row>(
     sql`
       with s as (
         select id, scope, event_id, market_id, watchlist_id, type, threshold_percent, trigger_type,
                trigger_interval, expires_at, updated_at, rule_params
         from subscriptions s
-        where s.enabled and ${trades ? sql`(${kinds} or s.type in (${sql.join(TRADE_RULE_TYPES.map((t) => sql`${t}`), sql`, `)}))` : kinds} ${only}
+        where s.enabled and ${trades ? sql`(${kinds} or s.type in (${sql.join(TRADE_RULE_TYPES.map((t) => sql.raw(`'${t}'`)), sql`, `)}))` : kinds} ${only}
       ), pairs as (
         -- Disjoint and without repeats (a market is in one event, and once in a watchlist): union
         -- all. The Market scope's market is checked by the join below, not by a join of its own.

@@ -97,7 +97,19 @@ const trend = fc.record({
   )).map(([sign, steps]) => steps.map((s) => ({ delta: sign * s.delta, ms: s.ms }))),
 });
 
-const operation = (maxRules: number, types?: readonly CompiledRule['type'][], walkWeight = 0, trendWeight = 0) => fc.oneof(
+// A jump, then a long run of small steps around the new level, minutes apart: the jump's extremes
+// leave the shorter windows while the prices after it stay inside the quiet band, which outlives
+// the expiry where no rule holds (the heads catch up on the next full look) and ends on it where one does.
+const plateau = fc.record({
+  op: fc.constant('walk' as const),
+  token: fc.constantFrom(...TOKENS),
+  steps: fc.tuple(fc.integer({ min: -300, max: 300 }), fc.array(
+    fc.record({ delta: fc.integer({ min: -3, max: 3 }), ms: fc.constantFrom(1, 1000, 20_000, MIN, 2 * MIN, 5 * MIN) }),
+    { minLength: 10, maxLength: 60 },
+  )).map(([jump, steps]) => [{ delta: jump, ms: 1000 }, ...steps]),
+});
+
+const operation = (maxRules: number, types?: readonly CompiledRule['type'][], walkWeight = 0, trendWeight = 0, plateauWeight = 0) => fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('tick' as const), token: fc.constantFrom(...TOKENS), price }), weight: 16 },
   { arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(0, 1, 1000, MIN, 5 * MIN, 10 * MIN, 30 * MIN, 6 * 60 * MIN) }), weight: 5 },
   { arbitrary: fc.record({ op: fc.constant('add' as const), rule: ruleSpec(maxRules, types) }), weight: 3 },
@@ -113,6 +125,7 @@ const operation = (maxRules: number, types?: readonly CompiledRule['type'][], wa
   { arbitrary: fc.record({ op: fc.constant('settle' as const) }), weight: 1 },
   { arbitrary: walk, weight: walkWeight },
   { arbitrary: trend, weight: trendWeight },
+  { arbitrary: plateau, weight: plateauWeight },
 );
 type Operation = ReturnType<typeof operation> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -146,12 +159,12 @@ function run(e: RuleIndex | ReferenceEvaluator, op: Operation, now: number): { f
 }
 
 /** Runs random rule sets and operation sequences on both; returns how many firings were compared. */
-function compareRuns(maxRules: number, numRuns: number, types?: readonly CompiledRule['type'][], walkWeight = 0, trendWeight = 0): number {
+function compareRuns(maxRules: number, numRuns: number, types?: readonly CompiledRule['type'][], walkWeight = 0, trendWeight = 0, plateauWeight = 0): number {
   let fired = 0;
   fc.assert(
     fc.property(
       fc.array(ruleSpec(maxRules, types), { minLength: 4, maxLength: maxRules, size: 'max' }),
-      fc.array(operation(maxRules, types, walkWeight, trendWeight), { minLength: 1, maxLength: 120, size: 'max' }),
+      fc.array(operation(maxRules, types, walkWeight, trendWeight, plateauWeight), { minLength: 1, maxLength: 120, size: 'max' }),
       (initial, ops) => {
         const index = new RuleIndex();
         const reference = new ReferenceEvaluator();
@@ -203,6 +216,13 @@ describe('RuleIndex against the reference evaluator', () => {
     expect(compareRuns(24, 200, MOVE_RULE_TYPES, 2, 6)).toBeGreaterThan(1000);
     // Moves By alone: a rule holding from one side while the price makes new extremes on the other.
     expect(compareRuns(4, 400, [MOVE_RULE_TYPES[2]], 2, 6)).toBeGreaterThan(300);
+  });
+
+  it('fires exactly the same window moves when extremes leave their windows during quiet runs', () => {
+    // Few rules, many of them holding after a jump: a band without holding rules outlives its
+    // extremes, one with them ends when they leave.
+    expect(compareRuns(6, 300, MOVE_RULE_TYPES, 1, 0, 6)).toBeGreaterThan(300);
+    expect(compareRuns(24, 150, MOVE_RULE_TYPES, 1, 0, 6)).toBeGreaterThan(1000);
   });
 
   it('fires exactly the same window moves and prices in long runs mixed with every rule type', () => {

@@ -53,6 +53,30 @@ describe.each(implementations)('window moves (%s)', (_name, make) => {
     expect(feed(e, [[100, 0.685]]).map((f) => [f.ruleId, f.details!.movePoints, f.details!.windowStartValue])).toEqual([[3, -1, 0.695]]);
   });
 
+  it('an extreme leaving its window during quiet prices: the next price measures from what is left', () => {
+    const e = make();
+    // No rule holds: the 5m window's lowest (30 %) leaves it while small moves keep the token quiet
+    // (its band outlives the expiry); 41 % then moves 9 points from what is left (32 %), not 11.
+    e.add(rule({ ruleId: 1, type: 'Moves Up By', threshold: thresholdFraction(10), window: '5m' }), T0);
+    e.add(rule({ ruleId: 2, type: 'Moves Down By', threshold: thresholdFraction(20), window: '1h', oneTime: true }), T0);
+    expect(feed(e, [[0, 0.3], [1, 0.35], [2, 0.33], [3, 0.34], [4, 0.33], [5, 0.32], [6, 0.34], [7, 0.33], [8, 0.34], [9, 0.33]])).toEqual([]);
+    expect(feed(e, [[9.5, 0.41]])).toEqual([]);
+    // A new window length starts from the price now (41 %), its head on the deques' last entry; 40 %
+    // at minute 11 is 7 points over the 15m window's latest lowest (33 %).
+    e.add(rule({ ruleId: 3, type: 'Moves Up By', threshold: thresholdFraction(5), window: '15m', oneTime: true }), T0 + 9.5 * MIN);
+    const fired = feed(e, [[10, 0.34], [10.5, 0.33], [11, 0.4]]);
+    expect(fired.map((f) => [f.ruleId, f.details])).toEqual([
+      [3, { window: '15m', windowStartValue: 0.33, windowStartTimeMs: T0 + 11 * MIN, movePoints: 7 }],
+    ]);
+    // A holding rule: its band ends when the extreme leaves (30 % at minute 6, the prices between
+    // staying quiet), so the move dropping then re-arms it and the next rise fires again.
+    const h = make();
+    h.add(rule({ ruleId: 1, type: 'Moves Up By', threshold: thresholdFraction(5), window: '5m', intervalMs: 0 }), T0);
+    expect(feed(h, [[0, 0.3], [1, 0.38]])).toHaveLength(1);
+    expect(feed(h, [[2, 0.36], [3, 0.365], [4, 0.36], [5, 0.365], [6, 0.36], [7, 0.365]])).toEqual([]);
+    expect(feed(h, [[8, 0.42]]).map((f) => f.details)).toEqual([{ window: '5m', windowStartValue: 0.36, windowStartTimeMs: T0 + 7 * MIN, movePoints: 6 }]);
+  });
+
   it('Recurring: holds while the move lasts, re-arms when it is gone, waits out its interval', () => {
     const e = make();
     e.add(rule({ ruleId: 1, type: 'Moves By', threshold: thresholdFraction(5), window: '15m', intervalMs: 30 * MIN }), T0);

@@ -1,0 +1,112 @@
+import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+
+/**
+ * Named statements on PGlite: parsed once per session, then only bound and executed. PGlite's
+ * `query` parses and plans every statement anew through an unnamed statement; for the hot
+ * statements (a create, the engine's reload of a rule) parse and plan were most of their cost.
+ * A named statement keeps its parse tree, and PostgreSQL's plan cache switches it to one generic
+ * plan after five executions when that plan is no dearer than the custom ones, so later binds
+ * skip planning. Plans are invalidated by PostgreSQL itself when a table they read changes shape.
+ */
+
+/** Statements kept per instance; past it the oldest is closed (a bound against texts built from values). */
+const MAX_STATEMENTS = 64;
+
+interface Statement {
+  name: string;
+  /** PostgreSQL's types of the parameters, which pick PGlite's serializer for each value. */
+  paramTypes: number[];
+}
+
+interface Session {
+  statements: Map<string, Statement>;
+  next: number;
+}
+
+// Per PGlite instance, not per wrapper: tests open several handles over one instance, and the
+// statements belong to its one session.
+const sessions = new WeakMap<PGlite, Session>();
+const dialect = new PgDialect();
+const { serialize } = protocol;
+
+/** Raised by PostgreSQL when a named statement is gone (`DEALLOCATE`, `DISCARD ALL`). */
+const INVALID_STATEMENT_NAME = '26000';
+
+/**
+ * The rows of `query` through a named statement of its text. Its text must not be built from
+ * values (values are parameters), or each call would prepare a statement of its own. Callers hold
+ * neither of PGlite's locks; it takes both as `query` does, so it never runs inside someone's
+ * transaction.
+ */
+export async function preparedRows<T extends Record<string, unknown>>(pg: PGlite, query: SQL): Promise<T[]> {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  let session = sessions.get(pg);
+  if (!session) sessions.set(pg, (session = { statements: new Map(), next: 0 }));
+  const own = session;
+  return pg._runExclusiveTransaction(() =>
+    pg._runExclusiveQuery(async () => {
+      try {
+        return await run<T>(pg, own, text, params);
+      } catch (err) {
+        if ((err as { code?: string }).code !== INVALID_STATEMENT_NAME) throw described(err, text, params);
+        own.statements.clear();
+        return run<T>(pg, own, text, params).catch((again: unknown) => Promise.reject(described(again, text, params)));
+      }
+    }),
+  );
+}
+
+async function run<T>(pg: PGlite, session: Session, text: string, params: unknown[]): Promise<T[]> {
+  const statement = session.statements.get(text) ?? (await prepare(pg, session, text));
+  const values = params.map((value, i) => {
+    if (value === null || value === undefined) return null;
+    const serializer = pg.serializers[statement.paramTypes[i]!];
+    return serializer ? serializer(value) : String(value);
+  });
+  const messages = [];
+  try {
+    messages.push(...(await exchange(pg, serialize.bind({ statement: statement.name, values }))));
+    messages.push(...(await exchange(pg, serialize.describe({ type: 'P' }))));
+    messages.push(...(await exchange(pg, serialize.execute({}))));
+  } finally {
+    messages.push(...(await exchange(pg, serialize.sync())));
+  }
+  // As `query` does once a statement outside a transaction is done (no-op on a memory folder).
+  await pg.syncToFs();
+  return (parse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[];
+}
+
+/** Parse and describe in a round of their own: nothing else is in its implicit transaction. */
+async function prepare(pg: PGlite, session: Session, text: string): Promise<Statement> {
+  if (session.statements.size >= MAX_STATEMENTS) {
+    const [oldestText, oldest] = session.statements.entries().next().value!;
+    session.statements.delete(oldestText);
+    await exchange(pg, serialize.close({ type: 'S', name: oldest.name }));
+    await exchange(pg, serialize.sync());
+  }
+  const name = `oddswatch_${session.next++}`;
+  const described = [];
+  try {
+    await exchange(pg, serialize.parse({ name, text }));
+    described.push(...(await exchange(pg, serialize.describe({ type: 'S', name }))));
+  } finally {
+    await exchange(pg, serialize.sync());
+  }
+  const description = described.find((m) => m.name === 'parameterDescription') as { dataTypeIDs: number[] } | undefined;
+  const statement = { name, paramTypes: description?.dataTypeIDs ?? [] };
+  session.statements.set(text, statement);
+  return statement;
+}
+
+/** The statement on its error, as PGlite's `query` puts it there. */
+function described(err: unknown, query: string, params: unknown[]): unknown {
+  if (err && typeof err === 'object') Object.assign(err, { query, params });
+  return err;
+}
+
+/** One protocol message, as `query` sends each of its own (no file sync until the statement is done). */
+function exchange(pg: PGlite, message: Uint8Array) {
+  return pg.execProtocolStream(message, { syncToFs: false });
+}
