@@ -324,6 +324,7 @@ export async function runDeliveryBench(o: DeliveryBenchOptions): Promise<void> {
       console.log(`idle feed, PGlite: ${fmt(idle.received)} of ${fmt(idle.expected)} webhooks received, p50 ${fmt(idle.p50, 1)} ms, p99 ${fmt(idle.p99, 1)} ms`);
       for (const [stage, q] of Object.entries(idle.stages)) console.log(`  ${stage}: p50 ${fmt(q.p50, 1)} ms, p99 ${fmt(q.p99, 1)} ms`);
       console.log(`  PGlite commit of one row: p50 ${fmt(idle.commit.p50, 1)} ms, p99 ${fmt(idle.commit.p99, 1)} ms`);
+      console.log(`  service CPU per firing (from the first move until the last webhook): ${fmt(idle.serviceCpuPerFiringMs, 2)} ms`);
       rows.push([
         `end to end, idle feed, PGlite (default install): one move every ${o.idleSpacingMs} ms over ${o.idleMarkets} markets, one rule each, one service process`,
         `${fmt(idle.expected)} firings`,

@@ -388,6 +388,12 @@ export interface IdleResult {
   stages: Record<'detect' | 'write' | 'deliver', { p50: number; p99: number }>;
   /** One small insert committed on PGlite in a folder of its own, the floor of a durable firing write. */
   commit: { p50: number; p99: number; max: number };
+  /**
+   * The service's CPU (user + system) from the first measured move until every webhook is in, per
+   * firing: what the path costs on the one thread, less swayed than latency by a shared machine
+   * (the service's idle work during those seconds, the same for every version, is included).
+   */
+  serviceCpuPerFiringMs: number;
 }
 
 /**
@@ -449,6 +455,7 @@ export async function runIdleEndToEnd(o: IdleOptions): Promise<IdleResult> {
     await sleep(1000);
 
     count(true);
+    const serviceCpuBefore = cpuSeconds(service.process.pid);
     const started = performance.now();
     for (let i = 0; i < o.idleMoves; i++) {
       const wait = started + i * o.idleSpacingMs - performance.now();
@@ -457,6 +464,7 @@ export async function runIdleEndToEnd(o: IdleOptions): Promise<IdleResult> {
     }
     const deadline = Date.now() + 10_000;
     while (received.size < o.idleMoves && Date.now() < deadline) await sleep(50);
+    const serviceCpu = cpuSeconds(service.process.pid) - serviceCpuBefore;
     await sleep(500); // late duplicates
     count(false);
     for (const child of children.reverse().splice(0)) await stopChild(child);
@@ -472,6 +480,7 @@ export async function runIdleEndToEnd(o: IdleOptions): Promise<IdleResult> {
       max: latencies[latencies.length - 1] ?? NaN,
       stages: { detect: quantiles(stages.detect), write: quantiles(stages.write), deliver: quantiles(stages.deliver) },
       commit: await commitFloor(path.join(dataDir, 'floor'), o.commits),
+      serviceCpuPerFiringMs: (serviceCpu * 1000) / Math.max(1, received.size),
     };
   } finally {
     for (const child of children.reverse()) await stopChild(child);

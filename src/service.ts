@@ -9,6 +9,7 @@ import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
 import { bootstrapFirstAccount } from './services/accounts/index.js';
 import { startVenue, type VenueEndpoints } from './venue/start.js';
 import type { BotStatus } from './bots/supervisor.js';
+import { DeliveryHandoff } from './delivery/handoff.js';
 
 export interface RunningService {
   database: Database;
@@ -108,15 +109,18 @@ export async function startService(config: Config, logger: Logger, options: Star
       intake.push(() => api.close()); // before the server: open streams would hold its close
       intake.push(() => closeServer(server));
     }
+    // Engine and worker in one process: the firing writes hand their deliveries straight to the
+    // worker after the commit (no notice wake-up, no claim; docs/delivery.md "Hand-off").
+    const handoff = config.ROLES.has('engine') && config.ROLES.has('worker') ? new DeliveryHandoff() : undefined;
     if (config.ROLES.has('engine')) {
       const { startEngineRole } = await roleModules.engine();
-      const started = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl });
+      const started = await startEngineRole({ ...deps, clobUrl: venue.clobUrl, clobWsUrl: venue.clobWsUrl, ...(handoff ? { handoff } : {}) });
       engine = started;
       stops.push(() => started.stop());
     }
     if (config.ROLES.has('worker')) {
       const { startWorkerRole } = await roleModules.worker();
-      const worker = await startWorkerRole(deps);
+      const worker = await startWorkerRole({ ...deps, ...(handoff ? { handoff } : {}) });
       stops.push(() => worker.stop());
     }
     // The sync starts after the other roles: its first pass (hundreds of upserts on PGlite's one

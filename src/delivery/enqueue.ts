@@ -4,7 +4,9 @@ import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { deliveryAttempts, notifications } from '../db/schema/index.js';
 import { DEFAULT_DIGEST_HOUR } from '../config.js';
 import { decideBatches, type AccountQuietHours, type BurstSettings } from './batches.js';
-import { insertDeliveries, insertNotifications } from './outbox-insert.js';
+import type { HandoffWrite } from './handoff.js';
+import { insertDeliveries, insertDeliveriesLeased, insertNotifications, type DeliveryRow } from './outbox-insert.js';
+import type { ClaimedWithContext } from './outbox-store.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
@@ -69,6 +71,8 @@ export async function writeNotificationsOnce(
   tx: Queryable,
   inputs: readonly NotificationToWrite[],
   batching: BatchingOptions = DEFAULT_BATCHING,
+  /** Leases the deliveries due now to this process's worker, which sends them after the commit (handoff.ts). */
+  handoff?: HandoffWrite,
 ): Promise<(string | null)[]> {
   if (inputs.length === 0) return [];
   const prefs = await preferencesOf(tx, inputs);
@@ -126,7 +130,9 @@ export async function writeNotificationsOnce(
   const batched = new Map(batchable.flatMap((p, i) => (decisions[i] ? [[p.row.id, decisions[i]] as const] : [])));
   const deliveryRows = planned.map(({ row }) => ({ ...row, ...batched.get(row.id) }));
   // The notices naming the new notifications go with the deliveries' insert (delivered on commit).
-  await insertDeliveries(tx, deliveryRows, { channel: DELIVERY_DUE_CHANNEL, payloads: notices(written.map((w) => w.id)) });
+  const dueNotices = { channel: DELIVERY_DUE_CHANNEL, payloads: notices(written.map((w) => w.id)) };
+  if (handoff) await handOff(tx, handoff, written, deliveryRows, dueNotices);
+  else await insertDeliveries(tx, deliveryRows, dueNotices);
 
   const unsent = deliveryRows.filter((d) => d.status === 'FAILED');
   if (unsent.length > 0) {
@@ -134,6 +140,57 @@ export async function writeNotificationsOnce(
   }
 
   return ids;
+}
+
+/**
+ * The deliveries' insert when this process's worker takes what it has slots for: those due now and
+ * sent alone (not held for a batch) are leased to it in the insert, which answers their send context.
+ */
+async function handOff(
+  tx: Queryable,
+  handoff: HandoffWrite,
+  written: readonly { input: NotificationToWrite; id: string }[],
+  rows: readonly DeliveryRow[],
+  dueNotices: { channel: string; payloads: readonly string[] },
+): Promise<void> {
+  const due = rows.filter((d) => d.status === 'PENDING' && !d.batchKey && !d.dueAt);
+  const leased = new Set(due.slice(0, handoff.reserve(due.length)).map((d) => d.id));
+  if (leased.size === 0) return insertDeliveries(tx, rows, dueNotices);
+  const context = await insertDeliveriesLeased(tx, rows, dueNotices, leased, handoff.leaseMs);
+  const inputOf = new Map(written.map((w) => [w.id, w.input]));
+  const byId = new Map(rows.map((d) => [d.id, d]));
+  const claims: ClaimedWithContext[] = context.map((c) => {
+    const row = byId.get(c.id)!;
+    const input = inputOf.get(row.notificationId)!;
+    return {
+      id: row.id,
+      notificationId: row.notificationId,
+      position: row.position,
+      channelType: row.channelType,
+      settings: row.settings,
+      attempts: 0,
+      batchKey: null,
+      lease: c.lease,
+      context: {
+        // The stored payload, not input.payload: jsonb orders keys its own way, and retries,
+        // redeliveries and the inbox serialise the stored one.
+        payload: c.payload,
+        webhookSecret: c.webhookSecret,
+        previousWebhookSecret: c.previousWebhookSecret,
+        rotatedAtMs: c.rotatedAtMs,
+        rateLimitedBefore: 0,
+        disabledReason: c.disabledReason,
+        subscriptionId: input.subscriptionId,
+        rule: c.ruleEnabled === null || c.ruleTriggerType === null ? null : { enabled: c.ruleEnabled, triggerType: c.ruleTriggerType },
+        outcomeName: c.outcomeName,
+      },
+    };
+  });
+  // Claims keep the claim's order (by delivery id): chat grouping puts a group where its first one is.
+  claims.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // A notification with a due delivery not leased still needs its notice to wake a claim.
+  const waiting = new Set(rows.filter((d) => d.status === 'PENDING' && !leased.has(d.id)).map((d) => d.notificationId));
+  handoff.leased(claims, written.flatMap((w) => (waiting.has(w.id) ? [] : [w.id])));
 }
 
 /** Ids per notice: 200 uuids and their commas stay under PostgreSQL's 8,000-byte payload limit. */

@@ -11,6 +11,7 @@ import { groupForChat } from './chat-groups.js';
 import { enablePath } from './health-notice.js';
 import { CHANNEL_RETRY_RULES, nextAttempt } from './retry-policy.js';
 import type { DeliveryJob, SendResult, Senders } from './senders/index.js';
+import type { DeliveryHandoff } from './handoff.js';
 
 export interface DeliveryWorkerOptions {
   database: Database;
@@ -37,6 +38,11 @@ export interface DeliveryWorkerOptions {
    * Default: the database's clock.
    */
   dueClock?: () => number;
+  /**
+   * The engine of this process hands this worker the deliveries its firing writes lease to it
+   * (handoff.ts): sent after the commit, with no notice wake-up and no claim.
+   */
+  handoff?: DeliveryHandoff;
 }
 
 export interface DeliveryWorker {
@@ -69,6 +75,12 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   let again = false;
   /** Sends in flight: bounded by the concurrency. A delivery whose outcome awaits recording no longer counts. */
   let sending = 0;
+  /** Slots promised to firing writes not committed yet (hand-off): no claim takes them meanwhile. */
+  let reserved = 0;
+  /** A stop waiting for the firing writes in flight to commit or roll back (their reservations settled). */
+  let reservationsSettled: (() => void) | undefined;
+  /** Releases of deliveries handed over while stopping: the stop waits for them. */
+  const releasing = new Set<Promise<void>>();
   /** The claims of those sends: a stop that cannot wait for them releases them. */
   const unanswered = new Map<string, ClaimedDelivery>();
   /**
@@ -105,9 +117,9 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   async function pump() {
     do {
       again = false;
-      while (running && sending < concurrency && toRecord.length < RECORD_BATCH) {
+      while (running && sending + reserved < concurrency && toRecord.length < RECORD_BATCH) {
         const dueBy = opts.dueClock ? new Date(opts.dueClock()) : undefined;
-        const limit = concurrency - sending;
+        const limit = concurrency - sending - reserved;
         announced = false;
         const claimed = await claimDueDeliveries(database, limit, leaseMs, dueBy).catch((err: unknown) => {
           logger.error({ err }, 'claiming deliveries failed');
@@ -268,21 +280,61 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     retryTimers.add(timer);
   }
 
-  const unlisten: Unlisten = await database.listen(DELIVERY_DUE_CHANNEL, wake);
+  const detach = opts.handoff?.attach({
+    leaseMs,
+    reserve(wanted) {
+      if (!running || toRecord.length >= RECORD_BATCH) return 0;
+      const got = Math.max(0, Math.min(wanted, concurrency - sending - reserved));
+      reserved += got;
+      return got;
+    },
+    unreserve(count) {
+      reserved -= count;
+      if (reserved === 0) reservationsSettled?.();
+      slotFreed();
+    },
+    take(claims) {
+      reserved -= claims.length;
+      if (reserved === 0) reservationsSettled?.();
+      if (running) {
+        for (const group of groupForChat(claims)) track(group);
+        return;
+      }
+      // Committed while stopping: given back at once rather than left to the lease.
+      const released: Promise<void> = release(claims).finally(() => releasing.delete(released));
+      releasing.add(released);
+    },
+  });
+  // A notice naming only deliveries handed to this worker would start a claim that finds nothing.
+  const onNotice = opts.handoff ? (payload: string) => void (opts.handoff!.covers(payload) || wake()) : wake;
+  const unlisten: Unlisten = await database.listen(DELIVERY_DUE_CHANNEL, onNotice);
   const poll = setInterval(wake, pollMs);
   wake();
 
   return {
     async stop() {
       running = false;
+      detach?.();
       clearInterval(poll);
       for (const timer of retryTimers) clearTimeout(timer);
       await unlisten().catch(() => {});
       await pumping;
+      const drainEnd = performance.now() + drainMs;
+      // A firing write that reserved slots before the stop commits (its deliveries come here and are
+      // released) or rolls back: waited for within the drain time, so no release outlives the stop.
+      if (reserved > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          reservationsSettled = resolve;
+          timer = setTimeout(resolve, drainMs);
+        });
+        clearTimeout(timer);
+      }
+      await Promise.all(releasing);
       let timer: NodeJS.Timeout | undefined;
       const drained = await Promise.race([
         Promise.all(inFlight).then(() => true),
-        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, drainEnd - performance.now())))),
       ]);
       clearTimeout(timer);
       if (drained) return;

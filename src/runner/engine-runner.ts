@@ -9,6 +9,7 @@ import type { FireOutcome } from './fire.js';
 import { databaseFiringStore, FiringWriter } from './firing-writer.js';
 import { PriceIntake } from './price-intake.js';
 import type { BatchingOptions } from '../delivery/enqueue.js';
+import type { DeliveryHandoff } from '../delivery/handoff.js';
 import { PriceReferences } from './references.js';
 import { followRuleChanges } from './rule-changes.js';
 import { RuleLoader } from './rule-loader.js';
@@ -35,6 +36,8 @@ export interface EngineRunnerOptions {
   owns?: (token: string) => boolean;
   /** DIGEST_HOUR, BURST_MAX and BURST_WINDOW_MS for the firings' deliveries (default: no burst grouping). */
   batching?: BatchingOptions;
+  /** The worker of this process, when it has one: the firing writes hand it their deliveries (handoff.ts). */
+  handoff?: DeliveryHandoff;
   /** How often the catalog's volume24hr of markets Volume Spike rules watch is read again (ms, default 5 min). */
   baselineRefreshMs?: number;
 }
@@ -107,7 +110,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const prices = new TokenPriceStore(database);
   const queue = new SerialQueue(logger);
   const writer = new FiringWriter({
-    store: databaseFiringStore(database, logger, prices, options.batching), logger, now, queue, prices,
+    store: databaseFiringStore(database, logger, prices, options.batching, options.handoff), logger, now, queue, prices,
     owns: options.owns ?? (() => true),
     priceSaveDelayMs: options.priceSaveDelayMs ?? 100,
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),

@@ -1,5 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { isUniqueViolation, type Queryable, type Tx } from '../db/client.js';
+import { isUniqueViolation, queryRows, type Queryable, type Tx } from '../db/client.js';
 import {
   catalogEvents,
   catalogMarkets,
@@ -11,7 +11,8 @@ import type { Firing } from '../engine/rules.js';
 import { statusOf, transition, type SubscriptionStatus } from '../domain/subscription-status.js';
 import { NOTIFICATION_TYPE } from '../domain/enums.js';
 import { pricePayload, type ChannelRow } from '../delivery/payloads.js';
-import { writeNotificationsOnce, type BatchingOptions } from '../delivery/enqueue.js';
+import { writeNotificationsOnce, type BatchingOptions, type NotificationToWrite } from '../delivery/enqueue.js';
+import type { HandoffWrite } from '../delivery/handoff.js';
 
 export interface FiringContext {
   /** When the venue data behind the price was received (ms). */
@@ -36,10 +37,14 @@ export const priceDedupeKey = (f: Pick<Firing, 'subscriptionId' | 'marketId' | '
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 
 /** The catalog fields a price payload names (not the whole rows: descriptions, outcomes, images). */
-const PLACE_COLUMNS = {
-  market: { id: catalogMarkets.id, question: catalogMarkets.question },
-  event: { id: catalogEvents.id, title: catalogEvents.title, slug: catalogEvents.slug },
-};
+interface FiringPlaceRow {
+  market: { id: string; question: string };
+  event: { id: string; title: string; slug: string };
+}
+
+/** A json column: postgres.js parses it itself; PGlite's drizzle driver may hand it over as text. */
+type JsonOf<T> = T | string | null;
+const parsed = <T>(value: JsonOf<T> | undefined): T | null => (typeof value === 'string' ? (JSON.parse(value) as T) : (value ?? null));
 
 /**
  * Writes one firing atomically (its own transaction, or a savepoint in the caller's): the
@@ -75,11 +80,31 @@ export class ReplayInBatch extends Error {
  * subscriptions are locked, the state changes applied in memory in batch order, then written.
  * Throws `ReplayInBatch` when a dedupe key was already written (a replay after a crash, rare), so
  * the caller rolls this back and uses `writeFiring` on each, whose own commits settle such cases.
+ * `alsoSave` (the caller's other writes of the transaction) runs before the outbox write, so the
+ * lease of a delivery handed off starts with the last statement before COMMIT, not earlier.
  */
-export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batching?: BatchingOptions): Promise<FireOutcome[]> {
+export async function writeFirings(
+  tx: Tx,
+  batch: readonly PendingFiring[],
+  batching?: BatchingOptions,
+  handoff?: HandoffWrite,
+  alsoSave?: () => Promise<void>,
+): Promise<FireOutcome[]> {
+  const { outcomes, outbox } = await applyFirings(tx, batch);
+  await alsoSave?.();
+  if (outbox.length === 0) return outcomes;
+  const ids = await writeNotificationsOnce(tx, outbox, batching, handoff);
+  if (ids.includes(null)) throw new ReplayInBatch();
+  return outcomes;
+}
+
+/** The subscriptions' state changes of a batch, written; answers the notifications to write. */
+async function applyFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<{ outcomes: FireOutcome[]; outbox: NotificationToWrite[] }> {
   const subscriptionIds = [...new Set(batch.map((b) => b.firing.subscriptionId))].sort();
   const marketIds = [...new Set(batch.map((b) => b.firing.marketId))];
-  // The watchlist names come with the locked rows (one round trip less; only subscriptions are locked).
+  // The watchlist names come with the locked rows (one round trip less; only subscriptions are
+  // locked): on PGlite each statement of the write is time on the service's one thread, between the
+  // tick and the webhook.
   const locked = await tx
     .select({ sub: subscriptions, watchlistName: watchlists.name })
     .from(subscriptions)
@@ -88,30 +113,29 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     .orderBy(asc(subscriptions.id))
     .for('update', { of: subscriptions });
   const subs = new Map(locked.map(({ sub }) => [sub.id, sub]));
-  if (subs.size === 0) return batch.map(() => 'skipped');
-  const places = await tx
-    .select(PLACE_COLUMNS)
-    .from(catalogMarkets)
-    .innerJoin(catalogEvents, eq(catalogEvents.id, catalogMarkets.eventId))
-    .where(inArray(catalogMarkets.id, marketIds));
-  const channelRows = await tx
-    .select({
-      subscriptionId: subscriptionChannels.subscriptionId,
-      position: subscriptionChannels.position,
-      type: subscriptionChannels.type,
-      settings: subscriptionChannels.settings,
-    })
-    .from(subscriptionChannels)
-    .where(inArray(subscriptionChannels.subscriptionId, [...subs.keys()]))
-    .orderBy(asc(subscriptionChannels.subscriptionId), asc(subscriptionChannels.position));
-  const placeByMarket = new Map(places.map((p) => [p.market.id, p]));
+  if (subs.size === 0) return { outcomes: batch.map(() => 'skipped'), outbox: [] };
+  // The places and the channels in one statement, after the lock: a change of the rule committed
+  // while the lock waited (PATCH replaces the channels with the row) is in this statement's
+  // snapshot. Read inside the locking statement, PostgreSQL re-reads the locked row as committed
+  // but answers a subquery from the snapshot taken before the wait: the old channels.
+  const [read] = await queryRows<{ places: JsonOf<FiringPlaceRow[]>; channels: JsonOf<Record<string, ChannelRow[]>> }>(
+    tx,
+    sql`
+    select
+      (select json_agg(json_build_object('market', json_build_object('id', m.id, 'question', m.question),
+          'event', json_build_object('id', e.id, 'title', e.title, 'slug', e.slug)))
+        from ${catalogMarkets} m join ${catalogEvents} e on e.id = m.event_id
+        where m.id in (select jsonb_array_elements_text(${JSON.stringify(marketIds)}::jsonb))) as places,
+      (select json_object_agg(c.subscription_id, c.list) from (
+          select subscription_id, json_agg(json_build_object('position', position, 'type', type, 'settings', settings) order by position) as list
+          from ${subscriptionChannels}
+          where subscription_id in (select jsonb_array_elements_text(${JSON.stringify([...subs.keys()])}::jsonb))
+          group by subscription_id
+        ) c) as channels`,
+  );
+  const placeByMarket = new Map((parsed(read?.places) ?? []).map((p) => [p.market.id, p]));
   const watchlistNames = new Map(locked.flatMap(({ sub, watchlistName }) => (watchlistName === null ? [] : [[sub.watchlistId, watchlistName] as const])));
-  const channelsBySub = new Map<string, ChannelRow[]>();
-  for (const { subscriptionId, ...channel } of channelRows) {
-    let list = channelsBySub.get(subscriptionId);
-    if (!list) channelsBySub.set(subscriptionId, (list = []));
-    list.push(channel);
-  }
+  const channelsBySub = new Map(Object.entries(parsed(read?.channels) ?? {}));
 
   // The state changes of writeFiring, applied in memory in batch order.
   const status = new Map<string, SubscriptionStatus>([...subs.values()].map((s) => [s.id, statusOf(s)]));
@@ -137,21 +161,7 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     outcomes.push('written');
     status.set(sub.id, next.status);
   }
-  if (written.length === 0) return outcomes;
-
-  const ids = await writeNotificationsOnce(
-    tx,
-    written.map((w) => ({
-      accountId: w.sub.accountId,
-      subscriptionId: w.sub.id,
-      type: NOTIFICATION_TYPE.price,
-      payload: w.payload,
-      dedupeKey: w.dedupeKey,
-      channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
-    })),
-    batching,
-  );
-  if (ids.includes(null)) throw new ReplayInBatch();
+  if (written.length === 0) return { outcomes, outbox: [] };
 
   const perSub = new Map<string, { status: SubscriptionStatus; count: number; lastAt: Date }>();
   const perMarket = new Map<string, { subscriptionId: string; marketId: string; lastFiredAt: Date }>();
@@ -170,7 +180,8 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     sql`, `,
   );
   // Both in one statement: the subscriptions' new state and counters, and each (subscription,
-  // market)'s last firing.
+  // market)'s last firing. Before the outbox write, so deliveries handed off read the rule as it will
+  // be committed (a replay throws at the outbox write and rolls all of it back).
   await tx.execute(sql`
     with updated as (
       update subscriptions as s set enabled = v.enabled, status_reason = v.reason,
@@ -180,5 +191,15 @@ export async function writeFirings(tx: Tx, batch: readonly PendingFiring[], batc
     insert into subscription_market_state (subscription_id, market_id, last_fired_at)
     values ${lastFired}
     on conflict (subscription_id, market_id) do update set last_fired_at = excluded.last_fired_at`);
-  return outcomes;
+  return {
+    outcomes,
+    outbox: written.map((w) => ({
+      accountId: w.sub.accountId,
+      subscriptionId: w.sub.id,
+      type: NOTIFICATION_TYPE.price,
+      payload: w.payload,
+      dedupeKey: w.dedupeKey,
+      channels: w.channels.map((c) => ({ type: c.type, settings: c.settings })),
+    })),
+  };
 }

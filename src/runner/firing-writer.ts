@@ -3,6 +3,7 @@ import type { Database, Queryable } from '../db/client.js';
 import type { Firing, RearmSide } from '../engine/rules.js';
 import type { Logger } from '../logger.js';
 import type { BatchingOptions } from '../delivery/enqueue.js';
+import type { DeliveryHandoff } from '../delivery/handoff.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
 import { MinuteSampler, pruneSamples, writeSamples, type MinuteSample } from './price-samples.js';
 import type { SerialQueue } from './serial-queue.js';
@@ -25,34 +26,51 @@ export interface FiringStore {
 }
 
 /** The store of the engine: firings, prices and history in the database. */
-export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore, batching?: BatchingOptions): FiringStore {
+export function databaseFiringStore(database: Database, logger: Logger, prices: TokenPriceStore, batching?: BatchingOptions, handoff?: DeliveryHandoff): FiringStore {
+  /** The fallback of a batch that cannot be written whole: each firing in a savepoint of its own. */
+  const writeOneAtATime = (batch: readonly PendingFiring[], priceBatch: PriceBatch, bandBatch: readonly BandState[]) =>
+    database.db.transaction(async (tx) => {
+      const results: (FireOutcome | undefined)[] = [];
+      for (const { firing, ctx } of batch) {
+        // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
+        results.push(
+          await writeFiring(tx, firing, ctx, batching).catch((err: unknown) => {
+            logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
+            return undefined;
+          }),
+        );
+      }
+      await prices.saveIn(tx, priceBatch);
+      await saveBands(tx, bandBatch);
+      return results;
+    });
   return {
     async writeFirings(batch, priceBatch, bandBatch) {
-      return database.db
-        .transaction(async (tx): Promise<(FireOutcome | undefined)[]> => {
-          const written = await writeFirings(tx, batch, batching);
-          await prices.saveIn(tx, priceBatch);
-          await saveBands(tx, bandBatch);
-          return written;
-        })
-        .catch(async (error: unknown) => {
-          if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
-          return database.db.transaction(async (tx) => {
-            const results: (FireOutcome | undefined)[] = [];
-            for (const { firing, ctx } of batch) {
-              // A failed firing rolls back its own savepoint only; the rest of the batch still commits.
-              results.push(
-                await writeFiring(tx, firing, ctx, batching).catch((err: unknown) => {
-                  logger.error({ err, subscriptionId: firing.subscriptionId }, 'firing write failed');
-                  return undefined;
-                }),
-              );
-            }
+      // The deliveries go to this process's worker only once committed (and the one-at-a-time
+      // fallback, whose savepoints may roll some back, leaves them to claims as before).
+      const handing = handoff?.begin();
+      let written: (FireOutcome | undefined)[];
+      try {
+        written = await database.db.transaction((tx) =>
+          // The prices and bands before the outbox write: a lease handed off starts last.
+          writeFirings(tx, batch, batching, handing, async () => {
             await prices.saveIn(tx, priceBatch);
             await saveBands(tx, bandBatch);
-            return results;
-          });
-        });
+          }),
+        );
+      } catch (error) {
+        handing?.aborted();
+        if (!(error instanceof ReplayInBatch)) logger.warn({ err: error, firings: batch.length }, 'batched firing write failed; writing one at a time');
+        return writeOneAtATime(batch, priceBatch, bandBatch);
+      }
+      // Committed: whatever the hand-off does now, the batch is not written again (a throw here
+      // leaves its leased rows to the lease's end and the claims after it).
+      try {
+        handing?.committed();
+      } catch (err) {
+        logger.error({ err, firings: batch.length }, 'handing committed deliveries to the worker failed; their leases will expire');
+      }
+      return written;
     },
     async savePrices(priceBatch, bandBatch) {
       await prices.saveIn(database.db, priceBatch);

@@ -5,6 +5,7 @@ import { createMarketStream, type MarketStream } from '../venue/clob/market-sock
 import { createClobRestClient, type ClobRestClient } from '../venue/clob/rest.js';
 import { createCatalogChangeConsumer, type CatalogChangeConsumer } from './catalog-changes.js';
 import { createClosingSoonChecker, type ClosingSoonChecker } from './closing-soon.js';
+import type { DeliveryHandoff } from '../delivery/handoff.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { startFeedHealth, type FeedHealthMonitor } from './feed-health.js';
 import { StreamPrices } from './prices-from-stream.js';
@@ -31,6 +32,8 @@ export interface EngineRoleOptions {
   now?: () => number;
   /** The rules' clock (default Date.now): tests move it to measure windows and pauses without waiting them out. */
   ruleClock?: () => number;
+  /** Joins the firing writes to this process's delivery worker, when it runs one (handoff.ts). */
+  handoff?: DeliveryHandoff;
 }
 
 /** One market connection's lag, for /readyz and /metrics. */
@@ -72,7 +75,11 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     digestHour: config.DIGEST_HOUR,
     burst: { max: config.BURST_MAX, windowMs: config.BURST_WINDOW_MS },
   };
-  const runner = createEngineRunner({ database, logger, owns: evaluates, batching, ...(options.ruleClock ? { now: options.ruleClock } : {}) });
+  const runner = createEngineRunner({
+    database, logger, owns: evaluates, batching,
+    ...(options.ruleClock ? { now: options.ruleClock } : {}),
+    ...(options.handoff ? { handoff: options.handoff } : {}),
+  });
   const savedPrices = new TokenPriceStore(database);
   // Stopping aborts book requests in flight and their retries: a stop never waits on the venue.
   const venueRequests = new AbortController();
