@@ -1,5 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { isUniqueViolation, queryRows, type Queryable, type Tx } from '../db/client.js';
+import { isUniqueViolation, prepared, queryRows, type Queryable, type Tx } from '../db/client.js';
 import {
   catalogEvents,
   catalogMarkets,
@@ -120,7 +120,7 @@ async function applyFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<{ 
   // but answers a subquery from the snapshot taken before the wait: the old channels.
   const [read] = await queryRows<{ places: JsonOf<FiringPlaceRow[]>; channels: JsonOf<Record<string, ChannelRow[]>> }>(
     tx,
-    sql`
+    prepared(sql`
     select
       (select json_agg(json_build_object('market', json_build_object('id', m.id, 'question', m.question),
           'event', json_build_object('id', e.id, 'title', e.title, 'slug', e.slug)))
@@ -131,7 +131,7 @@ async function applyFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<{ 
           from ${subscriptionChannels}
           where subscription_id in (select jsonb_array_elements_text(${JSON.stringify([...subs.keys()])}::jsonb))
           group by subscription_id
-        ) c) as channels`,
+        ) c) as channels`),
   );
   const placeByMarket = new Map((parsed(read?.places) ?? []).map((p) => [p.market.id, p]));
   const watchlistNames = new Map(locked.flatMap(({ sub, watchlistName }) => (watchlistName === null ? [] : [[sub.watchlistId, watchlistName] as const])));
