@@ -6,6 +6,7 @@ import { migrate, MIGRATIONS_FOLDER, migrationsApplied, openDatabase, type Datab
 import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
 import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
+import type { SyncRole } from './catalog/role.js';
 import { bootstrapFirstAccount } from './services/accounts/index.js';
 import { startVenue, type VenueEndpoints } from './venue/start.js';
 import type { BotStatus } from './bots/supervisor.js';
@@ -126,11 +127,19 @@ export async function startService(config: Config, logger: Logger, options: Star
     // The sync starts after the other roles: its first pass (hundreds of upserts on PGlite's one
     // connection) would otherwise hold up every query of their start by about a second. The API
     // and the engine read the catalog already stored and take the pass's changes when they land.
-    const sync = config.ROLES.has('sync') ? (await roleModules.sync()).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
-    if (sync) stops.push(() => sync.stop());
+    // The admin endpoint before it: the sync's first tick takes PGlite's one thread at once, and
+    // the endpoint's start (and so the "started" line) would wait behind it (~20–30 ms here).
+    let syncStarted: (role: SyncRole) => void = () => {};
+    const syncRole = new Promise<SyncRole>((resolve) => (syncStarted = resolve));
     if (database.kind === 'pglite') {
-      const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce: sync?.syncOnce });
+      const syncOnce = config.ROLES.has('sync') ? async () => (await syncRole).syncOnce() : undefined;
+      const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce });
       intake.unshift(() => admin.close());
+    }
+    const sync = config.ROLES.has('sync') ? (await roleModules.sync()).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
+    if (sync) {
+      stops.push(() => sync.stop());
+      syncStarted(sync);
     }
     logger.info({ url, roles: [...config.ROLES], database: database.kind, startMs: Date.now() - started, processMs: Math.round(process.uptime() * 1000) }, 'Oddswatch started');
     return {

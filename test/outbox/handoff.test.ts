@@ -9,7 +9,7 @@ import type { ClaimedWithContext } from '../../src/delivery/outbox-store.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
-import { createSubscription, fire, OUTBOX_SETTINGS, pricePayload, startWorker } from './support.js';
+import { createSubscription, fire, firingInputs, OUTBOX_SETTINGS, startWorker } from './support.js';
 import { expectNothingFor, waitFor } from '../support/wait.js';
 
 // The in-process hand-off (src/delivery/handoff.ts): a firing write leases its deliveries to this
@@ -34,20 +34,6 @@ async function receiver(handler: Parameters<typeof startReceiver>[0]) {
 
 type Sub = Awaited<ReturnType<typeof createSubscription>>;
 
-function inputs(a: TestAccount, sub: Sub, count: number) {
-  return Array.from({ length: count }, () => {
-    const payload = pricePayload(a, sub.subscriptionId, sub.watchlistId);
-    return {
-      accountId: a.userId,
-      subscriptionId: sub.subscriptionId,
-      type: 'price_notification' as const,
-      payload,
-      dedupeKey: `${sub.subscriptionId}:mk-1:${payload.detectedAtMs}`,
-      channels: sub.channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
-    };
-  });
-}
-
 /**
  * Writes `count` firings of `sub` in one transaction as the engine's firing store does, handing off
  * through `handoff`; `during` runs inside the transaction after the outbox write (before COMMIT).
@@ -56,7 +42,7 @@ async function fireHanded(handoff: DeliveryHandoff, a: TestAccount, sub: Sub, co
   const handing = handoff.begin();
   try {
     const ids = await env.database.db.transaction(async (tx) => {
-      const written = await writeNotificationsOnce(tx, inputs(a, sub, count), undefined, handing);
+      const written = await writeNotificationsOnce(tx, firingInputs(a, sub, count), undefined, handing);
       await during?.();
       return written as string[];
     });

@@ -72,6 +72,26 @@ export async function fire(env: TestEnv, account: TestAccount, sub: Awaited<Retu
   return { id, payload };
 }
 
+/** What the engine's firing store writes for `count` firings of `sub` (each its own dedupe key). */
+export function firingInputs(
+  account: TestAccount,
+  sub: Awaited<ReturnType<typeof createSubscription>>,
+  count: number,
+  channels: ChannelInput[] = sub.channels,
+) {
+  return Array.from({ length: count }, () => {
+    const payload = pricePayload(account, sub.subscriptionId, sub.watchlistId);
+    return {
+      accountId: account.userId,
+      subscriptionId: sub.subscriptionId,
+      type: 'price_notification' as const,
+      payload,
+      dedupeKey: `${sub.subscriptionId}:mk-1:${payload.detectedAtMs}`,
+      channels: channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
+    };
+  });
+}
+
 /** `count` notifications of `sub` in one commit, as the engine writes a batch of firings; answers their ids. */
 export async function fireMany(
   env: TestEnv,
@@ -80,20 +100,7 @@ export async function fireMany(
   count: number,
   channels: ChannelInput[] = sub.channels,
 ): Promise<string[]> {
-  const ids = await writeNotificationsOnce(
-    env.database.db,
-    Array.from({ length: count }, () => {
-      const payload = pricePayload(account, sub.subscriptionId, sub.watchlistId);
-      return {
-        accountId: account.userId,
-        subscriptionId: sub.subscriptionId,
-        type: 'price_notification' as const,
-        payload,
-        dedupeKey: `${sub.subscriptionId}:mk-1:${payload.detectedAtMs}`,
-        channels: channels.map((c) => ({ type: c.type, settings: c.settings ?? null })),
-      };
-    }),
-  );
+  const ids = await writeNotificationsOnce(env.database.db, firingInputs(account, sub, count, channels));
   if (ids.includes(null)) throw new Error('fireMany: a dedupe key was already written');
   return ids as string[];
 }
