@@ -6,7 +6,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openPgliteFolder } from './pglite-folder.js';
-import { preparedRows } from './prepared.js';
+import { preparedInTransaction, preparedRows } from './prepared.js';
 import { makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
 
@@ -131,11 +131,29 @@ export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction
     transaction: async (fn) => {
       await ready();
       return pg.transaction((tx) =>
-        fn(Object.create(tx, { query: { value: ((query, params, options) => tx.query(query, params, bare(options))) satisfies Transaction['query'] } }) as Transaction),
+        fn(
+          Object.create(tx, {
+            query: {
+              value: ((query, params, options) =>
+                query.startsWith(PREPARED_MARK) ? preparedInTransaction(pg, query, params ?? [], options) : tx.query(query, params, bare(options))) satisfies Transaction['query'],
+            },
+          }) as Transaction,
+        ),
       );
     },
   };
 }
+
+const PREPARED_MARK = '/* prepared */ ';
+
+/**
+ * A statement for a transaction's hot path whose text does not change with its values: on PGlite,
+ * run through a named statement (prepared.ts, parsed once per session and planned generically once
+ * PostgreSQL finds that no dearer), where PGlite's `tx.query` parses and plans it on every call; the
+ * firing write's statements after the payload is built were mostly that. postgres.js prepares every
+ * statement already; to it the mark is a comment. Outside a transaction, `preparedRows` is the way.
+ */
+export const prepared = (query: SQL): SQL => sql`${sql.raw(PREPARED_MARK)}${query}`;
 
 const parsersSet = new WeakMap<PGlite, Promise<void>>();
 

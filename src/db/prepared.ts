@@ -1,4 +1,4 @@
-import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 
@@ -42,9 +42,7 @@ const INVALID_STATEMENT_NAME = '26000';
  */
 export async function preparedRows<T extends Record<string, unknown>>(pg: PGlite, query: SQL): Promise<T[]> {
   const { sql: text, params } = dialect.sqlToQuery(query);
-  let session = sessions.get(pg);
-  if (!session) sessions.set(pg, (session = { statements: new Map(), next: 0 }));
-  const own = session;
+  const own = sessionOf(pg);
   return pg._runExclusiveTransaction(() =>
     pg._runExclusiveQuery(async () => {
       try {
@@ -59,6 +57,14 @@ export async function preparedRows<T extends Record<string, unknown>>(pg: PGlite
 }
 
 async function run<T>(pg: PGlite, session: Session, text: string, params: unknown[]): Promise<T[]> {
+  const messages = await bindAndExecute(pg, session, text, params);
+  // As `query` does once a statement outside a transaction is done (no-op on a memory folder).
+  await pg.syncToFs();
+  return (parse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[];
+}
+
+/** The named statement of `text` (prepared on first use) bound to `params` and run: its messages. */
+async function bindAndExecute(pg: PGlite, session: Session, text: string, params: unknown[]) {
   const statement = session.statements.get(text) ?? (await prepare(pg, session, text));
   const values = params.map((value, i) => {
     if (value === null || value === undefined) return null;
@@ -73,9 +79,33 @@ async function run<T>(pg: PGlite, session: Session, text: string, params: unknow
   } finally {
     messages.push(...(await exchange(pg, serialize.sync())));
   }
-  // As `query` does once a statement outside a transaction is done (no-op on a memory folder).
-  await pg.syncToFs();
-  return (parse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[];
+  return messages;
+}
+
+/**
+ * `query` of a PGlite transaction through a named statement (the firing write's statements, which
+ * PGlite's own `tx.query` parses and plans on every call). The caller's transaction holds PGlite's
+ * transaction lock; the query lock is taken as `tx.query` takes it. Named statements outlive a
+ * rollback (they belong to the session, not the transaction), so the cache stays true. A statement
+ * gone (26000) fails the transaction like any error; the cache is cleared for the next one.
+ */
+export function preparedInTransaction<T>(pg: PGlite, text: string, params: unknown[], options: QueryOptions | undefined): Promise<Results<T>> {
+  const session = sessionOf(pg);
+  return pg._runExclusiveQuery(async () => {
+    try {
+      const messages = await bindAndExecute(pg, session, text, params);
+      return (parse.parseResults(messages, pg.parsers, { rowMode: options?.rowMode })[0] ?? { rows: [], fields: [] }) as Results<T>;
+    } catch (err) {
+      if ((err as { code?: string }).code === INVALID_STATEMENT_NAME) session.statements.clear();
+      throw described(err, text, params);
+    }
+  });
+}
+
+function sessionOf(pg: PGlite): Session {
+  let session = sessions.get(pg);
+  if (!session) sessions.set(pg, (session = { statements: new Map(), next: 0 }));
+  return session;
 }
 
 /** Parse and describe in a round of their own: nothing else is in its implicit transaction. */

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { inTransaction, queryRows, type Queryable } from '../db/client.js';
+import { inTransaction, prepared, queryRows, type Queryable } from '../db/client.js';
 import { DELIVERY_DUE_CHANNEL } from '../db/coordination.js';
 import { deliveryAttempts, notifications } from '../db/schema/index.js';
 import { DEFAULT_DIGEST_HOUR } from '../config.js';
@@ -234,7 +234,7 @@ async function preferencesOf(tx: Queryable, inputs: readonly NotificationToWrite
     quiet_hours: AccountQuietHours | null;
   }>(
     tx,
-    sql`
+    prepared(sql`
     select subscription_id, case when snoozed_until > now() then (extract(epoch from snoozed_until) * 1000)::float8 end as snoozed_until_ms,
       delivery, null::text as account_id, null::text as timezone, null::jsonb as quiet_hours
     from subscription_preferences
@@ -243,7 +243,7 @@ async function preferencesOf(tx: Queryable, inputs: readonly NotificationToWrite
     union all
     select null, null, null, account_id, timezone, quiet_hours
     from account_preferences
-    where account_id in (select jsonb_array_elements_text(${JSON.stringify(accountIds)}::jsonb))`,
+    where account_id in (select jsonb_array_elements_text(${JSON.stringify(accountIds)}::jsonb))`),
   );
   for (const r of rows) {
     if (r.subscription_id !== null) {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { notifyChanges, queryRows, type Queryable } from '../db/client.js';
+import { notifyChanges, prepared, queryRows, type Queryable } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelStatus, ChannelType, NotificationType } from '../domain/enums.js';
 
@@ -38,13 +38,13 @@ export interface DeliveryRow {
 export async function insertNotifications(tx: Queryable, rows: readonly NotificationRow[]): Promise<Set<string>> {
   const inserted = await queryRows<{ id: string }>(
     tx,
-    sql`
+    prepared(sql`
     insert into notifications (id, account_id, subscription_id, type, payload, dedupe_key, snoozed_until)
     select r.id, r.account_id, r.subscription_id, r.type, r.payload, r.dedupe_key, r.snoozed_until
     from jsonb_to_recordset(${JSON.stringify(rows.map((n) => ({ id: n.id, account_id: n.accountId, subscription_id: n.subscriptionId, type: n.type, payload: n.payload, dedupe_key: n.dedupeKey, snoozed_until: n.snoozedUntil })))}::jsonb)
       as r(id text, account_id text, subscription_id text, type text, payload jsonb, dedupe_key text, snoozed_until timestamptz)
     on conflict (dedupe_key) do nothing
-    returning id`,
+    returning id`),
   );
   return new Set(inserted.map((r) => r.id));
 }
@@ -59,14 +59,16 @@ export async function insertDeliveries(tx: Queryable, rows: readonly DeliveryRow
     return;
   }
   // A data-modifying WITH runs to completion whether or not the outer query reads it.
-  await tx.execute(sql`
+  await tx.execute(
+    prepared(sql`
     with inserted as (
       insert into deliveries (id, notification_id, position, channel_type, settings, status, last_error, due_at, batch_key)
       select r.id, r.notification_id, r.position, r.channel_type, r.settings, r.status, r.last_error, coalesce(r.due_at, now()), r.batch_key
       from jsonb_to_recordset(${JSON.stringify(rows.map((d) => ({ id: d.id, notification_id: d.notificationId, position: d.position, channel_type: d.channelType, settings: d.settings, status: d.status, last_error: d.lastError ?? null, due_at: d.dueAt ?? null, batch_key: d.batchKey ?? null })))}::jsonb)
         as r(id text, notification_id text, position int, channel_type text, settings jsonb, status text, last_error text, due_at timestamptz, batch_key text)
     )
-    select count(pg_notify(${notices.channel}::text, p)) from jsonb_array_elements_text(${JSON.stringify(notices.payloads)}::jsonb) as p`);
+    select count(pg_notify(${notices.channel}::text, p)) from jsonb_array_elements_text(${JSON.stringify(notices.payloads)}::jsonb) as p`),
+  );
 }
 
 /** What the send of a delivery leased in its own write needs (outbox-store.ts's claim reads the same). */
@@ -100,7 +102,7 @@ export async function insertDeliveriesLeased(
 ): Promise<LeasedDeliveryRow[]> {
   return queryRows<LeasedDeliveryRow>(
     tx,
-    sql`
+    prepared(sql`
     with inserted as (
       insert into deliveries (id, notification_id, position, channel_type, settings, status, last_error, due_at, batch_key, lease_until)
       select r.id, r.notification_id, r.position, r.channel_type, r.settings, r.status, r.last_error, coalesce(r.due_at, now()), r.batch_key,
@@ -126,6 +128,6 @@ export async function insertDeliveriesLeased(
     left join subscription_channels sc on sc.subscription_id = n.subscription_id and sc.position = i.position
       and sc.type = i.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(i.settings, '{}'::jsonb)
       and sc.disabled_at is not null
-    where i.lease_until is not null`,
+    where i.lease_until is not null`),
   );
 }

@@ -1,5 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { isUniqueViolation, queryRows, type Queryable, type Tx } from '../db/client.js';
+import { isUniqueViolation, prepared, queryRows, type Queryable, type Tx } from '../db/client.js';
 import {
   catalogEvents,
   catalogMarkets,
@@ -120,7 +120,7 @@ async function applyFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<{ 
   // but answers a subquery from the snapshot taken before the wait: the old channels.
   const [read] = await queryRows<{ places: JsonOf<FiringPlaceRow[]>; channels: JsonOf<Record<string, ChannelRow[]>> }>(
     tx,
-    sql`
+    prepared(sql`
     select
       (select json_agg(json_build_object('market', json_build_object('id', m.id, 'question', m.question),
           'event', json_build_object('id', e.id, 'title', e.title, 'slug', e.slug)))
@@ -131,7 +131,7 @@ async function applyFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<{ 
           from ${subscriptionChannels}
           where subscription_id in (select jsonb_array_elements_text(${JSON.stringify([...subs.keys()])}::jsonb))
           group by subscription_id
-        ) c) as channels`,
+        ) c) as channels`),
   );
   const placeByMarket = new Map((parsed(read?.places) ?? []).map((p) => [p.market.id, p]));
   const watchlistNames = new Map(locked.flatMap(({ sub, watchlistName }) => (watchlistName === null ? [] : [[sub.watchlistId, watchlistName] as const])));
@@ -171,26 +171,25 @@ async function applyFirings(tx: Tx, batch: readonly PendingFiring[]): Promise<{ 
     perSub.set(sub.id, { status: status.get(sub.id)!, count: (prev?.count ?? 0) + 1, lastAt: at });
     perMarket.set(`${sub.id}:${firing.marketId}`, { subscriptionId: sub.id, marketId: firing.marketId, lastFiredAt: at });
   }
-  const values = sql.join(
-    [...perSub].map(([id, u]) => sql`(${id}, ${u.status.enabled}::boolean, ${u.status.reason}::text, ${u.count}::int, ${u.lastAt.toISOString()}::timestamptz)`),
-    sql`, `,
-  );
-  const lastFired = sql.join(
-    [...perMarket.values()].map((m) => sql`(${m.subscriptionId}, ${m.marketId}, ${m.lastFiredAt.toISOString()}::timestamptz)`),
-    sql`, `,
-  );
+  const subRows = [...perSub].map(([id, u]) => ({ id, enabled: u.status.enabled, reason: u.status.reason, n: u.count, at: u.lastAt.toISOString() }));
+  const marketRows = [...perMarket.values()].map((m) => ({ subscription_id: m.subscriptionId, market_id: m.marketId, at: m.lastFiredAt.toISOString() }));
   // Both in one statement: the subscriptions' new state and counters, and each (subscription,
   // market)'s last firing. Before the outbox write, so deliveries handed off read the rule as it will
-  // be committed (a replay throws at the outbox write and rolls all of it back).
-  await tx.execute(sql`
+  // be committed (a replay throws at the outbox write and rolls all of it back). The rows as JSON
+  // parameters, so the text is one whatever the batch and is prepared once (`prepared`).
+  await tx.execute(
+    prepared(sql`
     with updated as (
       update subscriptions as s set enabled = v.enabled, status_reason = v.reason,
         trigger_count = s.trigger_count + v.n, last_triggered_at = v.at
-      from (values ${values}) as v(id, enabled, reason, n, at) where s.id = v.id
+      from jsonb_to_recordset(${JSON.stringify(subRows)}::jsonb) as v(id text, enabled boolean, reason text, n int, at timestamptz)
+      where s.id = v.id
     )
     insert into subscription_market_state (subscription_id, market_id, last_fired_at)
-    values ${lastFired}
-    on conflict (subscription_id, market_id) do update set last_fired_at = excluded.last_fired_at`);
+    select m.subscription_id, m.market_id, m.at
+    from jsonb_to_recordset(${JSON.stringify(marketRows)}::jsonb) as m(subscription_id text, market_id text, at timestamptz)
+    on conflict (subscription_id, market_id) do update set last_fired_at = excluded.last_fired_at`),
+  );
   return {
     outcomes,
     outbox: written.map((w) => ({

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isUniqueViolation } from '../../src/db/client.js';
+import { isUniqueViolation, prepared, queryRows } from '../../src/db/client.js';
 import { createTestDatabase, engineName } from '../support/db.js';
 
 // `preparedRows` (src/db/prepared.ts on PGlite: named statements kept per session) answers what
@@ -71,5 +71,62 @@ describe(`preparedRows (${engineName})`, () => {
       const [count] = await database.rows<{ n: number }>(sql`select count(*)::int as n from pg_prepared_statements`);
       expect(count!.n).toBeLessThanOrEqual(64);
     }
+  });
+});
+
+// `prepared(query)` in a transaction (the firing write's statements): a named statement on PGlite,
+// the same rows and typed values as the plain statement, and a rollback neither loses nor breaks it.
+describe(`prepared() in a transaction (${engineName})`, () => {
+  const read = (ids: string[]) => sql`select id, n, at, doc, n::numeric / 3 as third from prepared_probe where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) order by id`;
+
+  it('answers as the plain statement does, call after call, through execute and the select builder rows', async () => {
+    for (let i = 0; i < 10; i++) {
+      const ids = [`p${i}`, `p${i + 1}`];
+      const [named, plain] = await database.db.transaction(async (tx) => [await queryRows(tx, prepared(read(ids))), await queryRows(tx, read(ids))]);
+      expect(named).toEqual(plain);
+      expect(named).toHaveLength(2);
+    }
+  });
+
+  it.runIf(engineName === 'pglite')('keeps one named statement for the text, whatever the values', async () => {
+    const before = await database.rows<{ n: number }>(sql`select count(*)::int as n from pg_prepared_statements where statement like '/* prepared */%'`);
+    for (let i = 0; i < 6; i++) await database.db.transaction((tx) => queryRows(tx, prepared(read([`p${i}`]))));
+    const after = await database.rows<{ n: number }>(sql`select count(*)::int as n from pg_prepared_statements where statement like '/* prepared */%'`);
+    expect(after[0]!.n).toBe(before[0]!.n);
+    expect(after[0]!.n).toBeGreaterThan(0);
+  });
+
+  it('sees the transaction\'s own writes, and a rollback undoes them and leaves the statement usable', async () => {
+    const insert = (id: string) => prepared(sql`insert into prepared_probe (id, n, at) values (${id}, ${7}, now()) returning id`);
+    const failed = await database.db
+      .transaction(async (tx) => {
+        expect(await queryRows(tx, insert('rolled-back'))).toEqual([{ id: 'rolled-back' }]);
+        expect(await queryRows(tx, prepared(read(['rolled-back'])))).toHaveLength(1);
+        throw new Error('roll back');
+      })
+      .catch((err: unknown) => err);
+    expect((failed as Error).message).toBe('roll back');
+    expect(await database.rows(read(['rolled-back']))).toEqual([]);
+    expect(await database.db.transaction((tx) => queryRows(tx, insert('kept')))).toEqual([{ id: 'kept' }]);
+    expect(await database.rows<{ id: string }>(sql`select id from prepared_probe where id = 'kept'`)).toEqual([{ id: 'kept' }]);
+  });
+
+  it('fails the transaction with the statement\'s error (unique violation), and the next transaction runs', async () => {
+    const insert = (id: string) => prepared(sql`insert into prepared_probe (id, n, at) values (${id}, ${1}, now()) returning id`);
+    const failed = await database.db.transaction((tx) => queryRows(tx, insert('kept'))).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(isUniqueViolation(failed)).toBe(true);
+    expect(await database.db.transaction((tx) => queryRows(tx, insert('kept-2')))).toEqual([{ id: 'kept-2' }]);
+  });
+
+  it.runIf(engineName === 'pglite')('prepares again in a later transaction when its statements were dropped', async () => {
+    await database.rows(sql`deallocate all`);
+    const failed = await database.db.transaction((tx) => queryRows(tx, prepared(read(['p1'])))).catch((err: unknown) => err);
+    // The first transaction after DEALLOCATE may fail (its bind finds no statement); the next prepares anew.
+    // drizzle wraps the driver's error in its own, with the driver's as `cause`.
+    if (failed instanceof Error) expect((failed as { cause?: { code?: string } }).cause?.code).toBe('26000');
+    expect(await database.db.transaction((tx) => queryRows(tx, prepared(read(['p1']))))).toEqual(await database.rows(read(['p1'])));
   });
 });
