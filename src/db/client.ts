@@ -6,7 +6,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openPgliteFolder } from './pglite-folder.js';
-import { preparedInTransaction, preparedRows } from './prepared.js';
+import { preparedInTransaction, preparedQuery } from './prepared.js';
 import { makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
 
@@ -28,12 +28,6 @@ export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
   rows<T extends Record<string, unknown>>(query: SQL, on?: Queryable): Promise<T[]>;
-  /**
-   * `rows` of a hot statement whose text does not change with its values, parsed once per session
-   * (prepared.ts): PGlite otherwise parses and plans it on every call; postgres.js already prepares
-   * every statement it sends. `on` a transaction runs it as `rows` does.
-   */
-  preparedRows<T extends Record<string, unknown>>(query: SQL, on?: Queryable): Promise<T[]>;
   listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   /** Runs `fn` while holding a session-level advisory lock; other holders wait. */
   withAdvisoryLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
@@ -121,12 +115,14 @@ const DRIZZLE_PARSERS = {
  * same. drizzle calls `query` and `transaction` only.
  */
 export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction'> {
-  const ready = () => drizzleParsersSet(pg);
+  // Once PGlite is ready: its start builds the array types' parsers, which would replace these.
+  let tuned: Promise<void> | undefined;
+  const ready = () => (tuned ??= pg.waitReady.then(() => void Object.assign(pg.parsers, DRIZZLE_PARSERS)));
   const bare = (options: QueryOptions | undefined) => (options?.parsers ? { ...options, parsers: undefined } : options);
   return {
     query: async (query, params, options) => {
       await ready();
-      return pg.query(query, params, bare(options));
+      return query.startsWith(PREPARED_MARK) ? preparedQuery(pg, query, params ?? [], options) : pg.query(query, params, bare(options));
     },
     transaction: async (fn) => {
       await ready();
@@ -147,22 +143,13 @@ export function drizzleClientOf(pg: PGlite): Pick<PGlite, 'query' | 'transaction
 const PREPARED_MARK = '/* prepared */ ';
 
 /**
- * A statement for a transaction's hot path whose text does not change with its values: on PGlite,
- * run through a named statement (prepared.ts, parsed once per session and planned generically once
- * PostgreSQL finds that no dearer), where PGlite's `tx.query` parses and plans it on every call; the
- * firing write's statements after the payload is built were mostly that. postgres.js prepares every
- * statement already; to it the mark is a comment. Outside a transaction, `preparedRows` is the way.
+ * A hot statement whose text does not change with its values (a create, the engine's reload, the
+ * firing write's statements): on PGlite, run through a named statement (prepared.ts, parsed once per
+ * session and planned generically once PostgreSQL finds that no dearer), in a transaction or not,
+ * where PGlite's `query` parses and plans it on every call. postgres.js prepares every statement
+ * already; to it the mark is a comment.
  */
 export const prepared = (query: SQL): SQL => sql`${sql.raw(PREPARED_MARK)}${query}`;
-
-const parsersSet = new WeakMap<PGlite, Promise<void>>();
-
-/** drizzle's parsers on the instance, once it is ready: its start builds the array types' parsers, which would replace them. */
-function drizzleParsersSet(pg: PGlite): Promise<void> {
-  let set = parsersSet.get(pg);
-  if (!set) parsersSet.set(pg, (set = pg.waitReady.then(() => void Object.assign(pg.parsers, DRIZZLE_PARSERS))));
-  return set;
-}
 
 /** `dataDir`: the folder PGlite keeps its files in, made private again once closed. */
 function wrapPglite(pg: PGlite, dataDir?: string): Database {
@@ -171,11 +158,6 @@ function wrapPglite(pg: PGlite, dataDir?: string): Database {
     kind: 'pglite',
     db,
     rows: (query, on = db) => queryRows(on, query),
-    preparedRows: async (query, on = db) => {
-      if (on !== db) return queryRows(on, query);
-      await drizzleParsersSet(pg);
-      return preparedRows(pg, query);
-    },
     async listen(channel, onPayload) {
       const unlisten = await pg.listen(channel, onPayload);
       return async () => {
@@ -207,7 +189,6 @@ function openPostgres(url: string, max: number): Database {
     kind: 'postgres',
     db,
     rows: (query, on = db) => queryRows(on, query),
-    preparedRows: (query, on = db) => queryRows(on, query),
     async listen(channel, onPayload) {
       const { unlisten } = await client.listen(channel, (payload) => onPayload(payload));
       return unlisten;
@@ -314,4 +295,3 @@ export function isUniqueViolation(err: unknown): boolean {
   }
   return false;
 }
-

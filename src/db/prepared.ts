@@ -1,6 +1,4 @@
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
-import type { SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 
 /**
  * Named statements on PGlite: parsed once per session, then only bound and executed. PGlite's
@@ -28,40 +26,40 @@ interface Session {
 // Per PGlite instance, not per wrapper: tests open several handles over one instance, and the
 // statements belong to its one session.
 const sessions = new WeakMap<PGlite, Session>();
-const dialect = new PgDialect();
 const { serialize } = protocol;
 
 /** Raised by PostgreSQL when a named statement is gone (`DEALLOCATE`, `DISCARD ALL`). */
 const INVALID_STATEMENT_NAME = '26000';
 
 /**
- * The rows of `query` through a named statement of its text. Its text must not be built from
- * values (values are parameters), or each call would prepare a statement of its own. Callers hold
- * neither of PGlite's locks; it takes both as `query` does, so it never runs inside someone's
- * transaction.
+ * `query` outside a transaction through a named statement of its text (a create, the engine's
+ * reload). Its text must not be built from values (values are parameters), or each call would
+ * prepare a statement of its own. Takes PGlite's two locks as its own `query` does, so it never runs
+ * inside someone's transaction; a statement gone (26000) is prepared again once, as nothing ran.
  */
-export async function preparedRows<T extends Record<string, unknown>>(pg: PGlite, query: SQL): Promise<T[]> {
-  const { sql: text, params } = dialect.sqlToQuery(query);
-  const own = sessionOf(pg);
+export function preparedQuery<T>(pg: PGlite, text: string, params: unknown[], options: QueryOptions | undefined): Promise<Results<T>> {
+  const session = sessionOf(pg);
+  const run = async () => {
+    const results = resultsOf<T>(pg, await bindAndExecute(pg, session, text, params), options);
+    // As `query` does once a statement outside a transaction is done (no-op on a memory folder).
+    await pg.syncToFs();
+    return results;
+  };
   return pg._runExclusiveTransaction(() =>
     pg._runExclusiveQuery(async () => {
       try {
-        return await run<T>(pg, own, text, params);
+        return await run();
       } catch (err) {
         if ((err as { code?: string }).code !== INVALID_STATEMENT_NAME) throw described(err, text, params);
-        own.statements.clear();
-        return run<T>(pg, own, text, params).catch((again: unknown) => Promise.reject(described(again, text, params)));
+        session.statements.clear();
+        return run().catch((again: unknown) => Promise.reject(described(again, text, params)));
       }
     }),
   );
 }
 
-async function run<T>(pg: PGlite, session: Session, text: string, params: unknown[]): Promise<T[]> {
-  const messages = await bindAndExecute(pg, session, text, params);
-  // As `query` does once a statement outside a transaction is done (no-op on a memory folder).
-  await pg.syncToFs();
-  return (parse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[];
-}
+const resultsOf = <T>(pg: PGlite, messages: Awaited<ReturnType<typeof bindAndExecute>>, options: QueryOptions | undefined): Results<T> =>
+  (parse.parseResults(messages, pg.parsers, { rowMode: options?.rowMode })[0] ?? { rows: [], fields: [] }) as Results<T>;
 
 /** The named statement of `text` (prepared on first use) bound to `params` and run: its messages. */
 async function bindAndExecute(pg: PGlite, session: Session, text: string, params: unknown[]) {
@@ -93,8 +91,7 @@ export function preparedInTransaction<T>(pg: PGlite, text: string, params: unkno
   const session = sessionOf(pg);
   return pg._runExclusiveQuery(async () => {
     try {
-      const messages = await bindAndExecute(pg, session, text, params);
-      return (parse.parseResults(messages, pg.parsers, { rowMode: options?.rowMode })[0] ?? { rows: [], fields: [] }) as Results<T>;
+      return resultsOf<T>(pg, await bindAndExecute(pg, session, text, params), options);
     } catch (err) {
       if ((err as { code?: string }).code === INVALID_STATEMENT_NAME) session.statements.clear();
       throw described(err, text, params);

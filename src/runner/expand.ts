@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import { prepared, type Database } from '../db/client.js';
 import {
   DEFAULT_TRIGGER_INTERVAL,
   LARGE_TRADE_TYPE,
@@ -108,8 +108,8 @@ export async function expandRules(
   // and a prepared statement (its parse and plan kept) serves every reload.
   const only: SQL = subscriptionIds ? sql`and s.id = any(${sql.param([...subscriptionIds])}::text[])` : sql``;
   const kinds = sql`(s.type in (${sql.join(INDEX_RULE_TYPES.map((t) => sql.raw(`'${t}'`)), sql`, `)}) and s.threshold_percent is not null)`;
-  const rows = await database.preparedRows<Row>(
-    sql`
+  const rows = await database.rows<Row>(
+    prepared(sql`
       with s as (
         select id, scope, event_id, market_id, watchlist_id, type, threshold_percent, trigger_type,
                trigger_interval, expires_at, updated_at, rule_params
@@ -141,7 +141,7 @@ export async function expandRules(
       left join subscription_market_state st on st.subscription_id = s.id and st.market_id = m.id
       left join subscription_preferences sp on sp.subscription_id = s.id
       where not m.closed and m.yes_token_id <> ''
-      order by s.id, m.id`,
+      order by s.id, m.id`),
   );
   const expanded: ExpandedRules = { prices: [], trades: [] };
   for (const r of rows) {

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUniqueViolation, prepared, queryRows } from '../../src/db/client.js';
 import { createTestDatabase, engineName } from '../support/db.js';
 
-// `preparedRows` (src/db/prepared.ts on PGlite: named statements kept per session) answers what
-// `rows` answers, keeps its plan, survives its statements being dropped, reports errors as `rows`
-// does and runs inside a transaction when given one.
+// `prepared(query)` outside a transaction (src/db/prepared.ts on PGlite: named statements kept per
+// session) answers what the plain statement answers, keeps its plan, survives its statements being
+// dropped, reports errors as `rows` does and runs inside a transaction when given one.
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -17,21 +17,21 @@ const probe = (ids: string[], min: number) => sql`
   select id, n, at, doc, n::numeric / 3 as third, array[n, n + 1] as ns
   from prepared_probe where id = any(${sql.param(ids)}::text[]) and n >= ${min} order by id`;
 
-describe(`preparedRows (${engineName})`, () => {
+describe(`prepared() outside a transaction (${engineName})`, () => {
   it('answers as rows does, call after call (past the plan cache switching to a generic plan)', async () => {
     for (let i = 0; i < 20; i++) {
       await database.rows(sql`insert into prepared_probe values (${`p${i}`}, ${i}, now() - ${`${i} minutes`}::interval, ${JSON.stringify({ i, tags: ['a', i] })}::jsonb)`);
     }
     for (let i = 0; i < 12; i++) {
       const ids = Array.from({ length: 1 + (i % 5) }, (_, k) => `p${i + k}`);
-      const prepared = await database.preparedRows(probe(ids, i % 3));
-      expect(prepared).toEqual(await database.rows(probe(ids, i % 3)));
-      expect(prepared.length).toBeGreaterThan(0);
+      const named = await database.rows(prepared(probe(ids, i % 3)));
+      expect(named).toEqual(await database.rows(probe(ids, i % 3)));
+      expect(named.length).toBeGreaterThan(0);
     }
   });
 
   it.runIf(engineName === 'pglite')('keeps one statement with a generic plan, so a bind no longer plans', async () => {
-    for (let i = 0; i < 8; i++) await database.preparedRows(probe(['p1', 'p2'], 0));
+    for (let i = 0; i < 8; i++) await database.rows(prepared(probe(['p1', 'p2'], 0)));
     const [kept] = await database.rows<{ generic_plans: number | string; custom_plans: number | string }>(
       sql`select generic_plans, custom_plans from pg_prepared_statements where statement like '%from prepared_probe where id = any%'`,
     );
@@ -40,24 +40,24 @@ describe(`preparedRows (${engineName})`, () => {
 
   it.runIf(engineName === 'pglite')('prepares again when its statements were dropped (DEALLOCATE ALL)', async () => {
     await database.rows(sql`deallocate all`);
-    expect(await database.preparedRows(probe(['p3'], 0))).toEqual(await database.rows(probe(['p3'], 0)));
+    expect(await database.rows(prepared(probe(['p3'], 0)))).toEqual(await database.rows(probe(['p3'], 0)));
   });
 
   it('reports a failed statement with its code, and the next statement runs', async () => {
     const insert = (id: string) => sql`insert into prepared_probe (id, n, at) values (${id}, ${1}, now()) returning id`;
-    await database.preparedRows(insert('dup'));
-    const failed = await database.preparedRows(insert('dup')).then(
+    await database.rows(prepared(insert('dup')));
+    const failed = await database.rows(prepared(insert('dup'))).then(
       () => undefined,
       (err: unknown) => err,
     );
     expect(isUniqueViolation(failed)).toBe(true);
-    expect(await database.preparedRows(insert('dup2'))).toEqual([{ id: 'dup2' }]);
+    expect(await database.rows(prepared(insert('dup2')))).toEqual([{ id: 'dup2' }]);
   });
 
   it('runs inside the transaction it is given', async () => {
     const inTx = await database.db.transaction(async (tx) => {
       await tx.execute(sql`insert into prepared_probe (id, n, at) values ('in-tx', 1, now())`);
-      return database.preparedRows<{ id: string }>(sql`select id from prepared_probe where id = ${'in-tx'}`, tx);
+      return database.rows<{ id: string }>(prepared(sql`select id from prepared_probe where id = ${'in-tx'}`), tx);
     });
     expect(inTx).toEqual([{ id: 'in-tx' }]);
   });
@@ -65,7 +65,7 @@ describe(`preparedRows (${engineName})`, () => {
   it('stays correct past the number of statements it keeps (the oldest are closed)', async () => {
     for (let i = 0; i < 80; i++) {
       const query = sql`select id, ${sql.raw(String(i))} as k from prepared_probe where id = ${'p1'}`;
-      expect(await database.preparedRows(query)).toEqual([{ id: 'p1', k: i }]);
+      expect(await database.rows(prepared(query))).toEqual([{ id: 'p1', k: i }]);
     }
     if (engineName === 'pglite') {
       const [count] = await database.rows<{ n: number }>(sql`select count(*)::int as n from pg_prepared_statements`);

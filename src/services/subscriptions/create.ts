@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { eq, sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
+import { prepared, type Queryable } from '../../db/client.js';
 import { SUBSCRIPTION_CHANGED } from '../../db/coordination.js';
 import { insertWhere } from '../../db/insert-where.js';
 import { accounts, subscriptionChannels, subscriptions, type ChannelSettings } from '../../db/schema/index.js';
@@ -97,8 +97,8 @@ async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels
   );
   // Prepared on PGlite (its text depends on the scope's checks and the number of channels only,
   // never on values): parse and plan were more than half of the statement's cost.
-  const [row] = await ctx.database.preparedRows<CreatedRow>(
-    sql`with chk as (
+  const [row] = await ctx.database.rows<CreatedRow>(
+    prepared(sql`with chk as (
         select (select name from watchlists where id = ${body.watchlistId} and account_id = ${accountId}) as watchlist_name,
           (select count(*) from subscriptions where account_id = ${accountId})::int as held,
           exists (select 1 from watchlist_events where watchlist_id = ${body.watchlistId} and event_id = ${eventId}) as event_in_watchlist,
@@ -112,7 +112,7 @@ async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels
         (select title from catalog_events where id = ${eventId}) as event_title,
         (select question from catalog_markets where id = ${marketId}) as market_question,
         (select count(*) from n)::int as notified
-      from chk`,
+      from chk`),
     on,
   );
   if (!row?.watchlist_name) throw notFound(WATCHLIST_NOT_FOUND, 'watchlist');
