@@ -6,7 +6,6 @@ import { DEFAULT_DIGEST_HOUR } from '../config.js';
 import { decideBatches, type AccountQuietHours, type BurstSettings } from './batches.js';
 import type { HandoffWrite } from './handoff.js';
 import { insertDeliveries, insertDeliveriesLeased, insertNotifications, type DeliveryRow } from './outbox-insert.js';
-import type { ClaimedWithContext } from './outbox-store.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType, NotificationType } from '../domain/enums.js';
 import { newId } from '../services/ids.js';
@@ -149,45 +148,14 @@ export async function writeNotificationsOnce(
 async function handOff(
   tx: Queryable,
   handoff: HandoffWrite,
-  written: readonly { input: NotificationToWrite; id: string }[],
+  written: readonly { id: string }[],
   rows: readonly DeliveryRow[],
   dueNotices: { channel: string; payloads: readonly string[] },
 ): Promise<void> {
   const due = rows.filter((d) => d.status === 'PENDING' && !d.batchKey && !d.dueAt);
   const leased = new Set(due.slice(0, handoff.reserve(due.length)).map((d) => d.id));
   if (leased.size === 0) return insertDeliveries(tx, rows, dueNotices);
-  const context = await insertDeliveriesLeased(tx, rows, dueNotices, leased, handoff.leaseMs);
-  const inputOf = new Map(written.map((w) => [w.id, w.input]));
-  const byId = new Map(rows.map((d) => [d.id, d]));
-  const claims: ClaimedWithContext[] = context.map((c) => {
-    const row = byId.get(c.id)!;
-    const input = inputOf.get(row.notificationId)!;
-    return {
-      id: row.id,
-      notificationId: row.notificationId,
-      position: row.position,
-      channelType: row.channelType,
-      settings: row.settings,
-      attempts: 0,
-      batchKey: null,
-      lease: c.lease,
-      context: {
-        // The stored payload, not input.payload: jsonb orders keys its own way, and retries,
-        // redeliveries and the inbox serialise the stored one.
-        payload: c.payload,
-        webhookSecret: c.webhookSecret,
-        previousWebhookSecret: c.previousWebhookSecret,
-        rotatedAtMs: c.rotatedAtMs,
-        rateLimitedBefore: 0,
-        disabledReason: c.disabledReason,
-        subscriptionId: input.subscriptionId,
-        rule: c.ruleEnabled === null || c.ruleTriggerType === null ? null : { enabled: c.ruleEnabled, triggerType: c.ruleTriggerType },
-        outcomeName: c.outcomeName,
-      },
-    };
-  });
-  // Claims keep the claim's order (by delivery id): chat grouping puts a group where its first one is.
-  claims.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const claims = await insertDeliveriesLeased(tx, rows, dueNotices, leased, handoff.leaseMs);
   // A notification with a due delivery not leased still needs its notice to wake a claim.
   const waiting = new Set(rows.filter((d) => d.status === 'PENDING' && !leased.has(d.id)).map((d) => d.notificationId));
   handoff.leased(claims, written.flatMap((w) => (waiting.has(w.id) ? [] : [w.id])));

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { notifyChanges, prepared, queryRows, type Queryable } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelStatus, ChannelType, NotificationType } from '../domain/enums.js';
+import { selectClaimedWithContext, toClaimedWithContext, type ClaimedRow, type ClaimedWithContext } from './outbox-store.js';
 
 // The outbox rows of a batch of firings, each table in one statement with ONE parameter: the rows
 // as a JSON array, read back by jsonb_to_recordset. Through drizzle's insert builder every value
@@ -71,27 +72,12 @@ export async function insertDeliveries(tx: Queryable, rows: readonly DeliveryRow
   );
 }
 
-/** What the send of a delivery leased in its own write needs (outbox-store.ts's claim reads the same). */
-export type LeasedDeliveryRow = {
-  id: string;
-  lease: string;
-  /** As stored (jsonb's key order): a first attempt's body is byte for byte a retry's. */
-  payload: Record<string, unknown>;
-  webhookSecret: string;
-  previousWebhookSecret: string | null;
-  rotatedAtMs: number | null;
-  disabledReason: string | null;
-  ruleEnabled: boolean | null;
-  ruleTriggerType: string | null;
-  outcomeName: string | null;
-};
-
 /**
  * `insertDeliveries` for a write that hands deliveries to this process's worker (handoff.ts): the
  * rows of `leased` are written under a lease of `leaseMs`, as a claim would leave them, and the
- * statement answers their send context, read as the claim reads it (the payload as stored, the
- * subscription as this transaction has left it, the account's secrets, a disabled channel, the
- * market's outcome name).
+ * statement answers them with their send context, by the claim's own select
+ * (`selectClaimedWithContext`: the payload as stored, so a first attempt's body is byte for byte a
+ * retry's; the subscription as this transaction has left it), in the claim's order (by id).
  */
 export async function insertDeliveriesLeased(
   tx: Queryable,
@@ -99,8 +85,8 @@ export async function insertDeliveriesLeased(
   notices: { channel: string; payloads: readonly string[] },
   leased: ReadonlySet<string>,
   leaseMs: number,
-): Promise<LeasedDeliveryRow[]> {
-  return queryRows<LeasedDeliveryRow>(
+): Promise<ClaimedWithContext[]> {
+  const claimed = await queryRows<ClaimedRow>(
     tx,
     prepared(sql`
     with inserted as (
@@ -109,25 +95,15 @@ export async function insertDeliveriesLeased(
         case when r.leased then clock_timestamp() + ${leaseMs}::int * interval '1 millisecond' end
       from jsonb_to_recordset(${JSON.stringify(rows.map((d) => ({ id: d.id, notification_id: d.notificationId, position: d.position, channel_type: d.channelType, settings: d.settings, status: d.status, last_error: d.lastError ?? null, due_at: d.dueAt ?? null, batch_key: d.batchKey ?? null, leased: leased.has(d.id) })))}::jsonb)
         as r(id text, notification_id text, position int, channel_type text, settings jsonb, status text, last_error text, due_at timestamptz, batch_key text, leased boolean)
-      returning id, notification_id, position, channel_type, settings, lease_until
+      returning id, notification_id, position, channel_type, settings, attempts, lease_until, batch_key
     ),
     notified as (
       select count(pg_notify(${notices.channel}::text, p)) as n from jsonb_array_elements_text(${JSON.stringify(notices.payloads)}::jsonb) as p
     )
-    select i.id, i.lease_until::text as lease, n.payload,
-      a.webhook_secret as "webhookSecret",
-      a.previous_webhook_secret as "previousWebhookSecret",
-      (extract(epoch from a.webhook_secret_rotated_at) * 1000)::float8 as "rotatedAtMs",
-      sc.disabled_reason as "disabledReason",
-      s.enabled as "ruleEnabled", s.trigger_type as "ruleTriggerType",
-      (select m.outcomes->>0 from catalog_markets m where m.id = n.payload->>'marketId') as "outcomeName"
-    from notified cross join inserted i
-    join notifications n on n.id = i.notification_id
-    join accounts a on a.id = n.account_id
-    left join subscriptions s on s.id = n.subscription_id
-    left join subscription_channels sc on sc.subscription_id = n.subscription_id and sc.position = i.position
-      and sc.type = i.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(i.settings, '{}'::jsonb)
-      and sc.disabled_at is not null
-    where i.lease_until is not null`),
+    ${selectClaimedWithContext('inserted')}
+    cross join notified
+    where c.lease_until is not null
+    order by c.id`),
   );
+  return claimed.map(toClaimedWithContext);
 }

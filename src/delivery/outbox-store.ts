@@ -65,7 +65,7 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedWithContext[]> {
   const due = dueBy ? sql`${dueBy.toISOString()}::timestamptz` : sql`now()`;
   // One statement, so its own transaction: the advisory locks on batch keys last until it commits.
-  const rows = await database.rows<ClaimedDelivery & SendContext & ClaimedRuleColumns & Record<string, unknown>>(
+  const rows = await database.rows<ClaimedRow>(
     sql`
     with no_flush_wait as materialized ${NO_FLUSH_WAIT},
     picked as (
@@ -104,6 +104,22 @@ export async function claimDueDeliveries(
         and status = 'PENDING' and (lease_until is null or lease_until < now())
       returning id, notification_id, position, channel_type, settings, attempts, lease_until, batch_key
     )
+    ${selectClaimedWithContext('claimed')}
+    cross join no_flush_wait
+    order by c.id`,
+  );
+  return rows.map(toClaimedWithContext);
+}
+
+/**
+ * A claimed delivery and its send context, for the deliveries of the CTE `cte` (its rows: id,
+ * notification_id, position, channel_type, settings, attempts, lease_until, batch_key) as `c`: the
+ * claim reads it, and so does a firing write that leases its deliveries to this process's worker
+ * (outbox-insert.ts `insertDeliveriesLeased`), so a handed-off send and a claimed one see the same.
+ * Callers add their own joins, filter and `order by c.id`.
+ */
+export function selectClaimedWithContext(cte: 'claimed' | 'inserted') {
+  return sql`
     select c.id, c.notification_id as "notificationId", c.position, c.channel_type as "channelType", c.settings, c.attempts,
       c.batch_key as "batchKey", c.lease_until::text as lease,
       n.payload,
@@ -118,7 +134,7 @@ export async function claimDueDeliveries(
       -- the rule as it is now, for the chat buttons that still apply to it
       s.enabled as "ruleEnabled", s.trigger_type as "ruleTriggerType",
       (select m.outcomes->>0 from catalog_markets m where m.id = n.payload->>'marketId') as "outcomeName"
-    from claimed c
+    from ${sql.raw(cte)} c
     join notifications n on n.id = c.notification_id
     join accounts a on a.id = n.account_id
     left join subscriptions s on s.id = n.subscription_id
@@ -127,11 +143,14 @@ export async function claimDueDeliveries(
       and sc.type = c.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(c.settings, '{}'::jsonb)
       and sc.disabled_at is not null
       -- a redelivery (attempts reset to 0 over earlier attempts) is the user asking to try it now
-      and not (c.attempts = 0 and exists (select 1 from delivery_attempts da where da.delivery_id = c.id))
-    cross join no_flush_wait
-    order by c.id`,
-  );
-  return rows.map((r) => ({
+      and not (c.attempts = 0 and exists (select 1 from delivery_attempts da where da.delivery_id = c.id))`;
+}
+
+/** A row of `selectClaimedWithContext`. */
+export type ClaimedRow = ClaimedDelivery & SendContext & ClaimedRuleColumns & Record<string, unknown>;
+
+export function toClaimedWithContext(r: ClaimedRow): ClaimedWithContext {
+  return {
     id: r.id,
     notificationId: r.notificationId,
     position: r.position,
@@ -151,7 +170,7 @@ export async function claimDueDeliveries(
       rule: r.ruleEnabled === null || r.ruleTriggerType === null ? null : { enabled: r.ruleEnabled, triggerType: r.ruleTriggerType },
       outcomeName: r.outcomeName,
     },
-  }));
+  };
 }
 
 interface ClaimedRuleColumns {
