@@ -19,6 +19,9 @@ const logger = createLogger(config.LOG_LEVEL);
 // open started held it back by that whole load (docs/PERFORMANCE.md, Start time).
 const folder = config.DATABASE_URL ? undefined : import('./db/pglite-folder.js');
 const pglite = folder?.then(({ openPgliteFolder }) => openPgliteFolder(config.DATA_DIR));
+// Awaited only once the code has loaded: a failed open must not count as unhandled meanwhile (Node
+// would end the process with a bare stack instead of the "could not start" line below).
+pglite?.catch(() => {});
 const started = (async () => {
   await folder; // and so the open has begun
   const [{ openDatabase }, { preloadRoles, startService }] = await Promise.all([import('./db/index.js'), import('./service.js')]);
