@@ -59,7 +59,7 @@ function countingClaims(database: Database) {
   const dialect = new PgDialect();
   const counted = { claims: 0 };
   const rows: Database['rows'] = (query, on) => {
-    if (dialect.sqlToQuery(query).sql.includes('for update skip locked')) counted.claims++;
+    if (dialect.sqlToQuery(query).sql.includes('claim_due_deliveries(')) counted.claims++;
     return database.rows(query, on);
   };
   return { database: { ...database, rows }, counted };
