@@ -20,7 +20,7 @@ const bba = (assetId: string, bestBid: number, bestAsk: number): MarketMessage =
 describe('StreamPrices', () => {
   it('turns tops and trades into displayed prices, only when they change', () => {
     const seen: [string, number][] = [];
-    const p = new StreamPrices((token, price) => seen.push([token, price]));
+    const p = new StreamPrices((record, price) => seen.push([record.token, price]));
     p.handle(bba('t', 0.4, 0.5), 1);
     p.handle(bba('t', 0.4, 0.5), 2);
     p.handle({ type: 'last_trade_price', assetId: 't', market: 'm', price: 0.3, side: 'BUY', size: 1, timestampMs: 0, transactionHash: null }, 3);
