@@ -126,7 +126,7 @@ export class StreamPrices {
     // of the few runs so far (not a Set) finds a token met before.
     for (let i = 0; i < changes.length; i++) {
       const c = changes[i]!;
-      if (c.assetId !== token || i === 0) {
+      if (c.assetId !== token) {
         token = c.assetId;
         record = this.record(token);
         if (record === undefined) continue;
