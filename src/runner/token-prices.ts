@@ -71,19 +71,19 @@ export class TokenPriceStore {
    * token: a token dropped and followed again has had two slots, and the later note or removal wins.
    */
   takeChanged(): PriceBatch {
-    const latest = new Map<string, { seq: number; price: number | null }>();
-    for (const slot of this.noted) {
-      slot.saveQueued = false;
-      const seen = latest.get(slot.token);
-      if (seen === undefined || seen.seq < slot.saveSeq) latest.set(slot.token, { seq: slot.saveSeq, price: slot.savePrice });
-    }
-    for (const [token, seq] of this.removed) {
-      const seen = latest.get(token);
-      if (seen === undefined || seen.seq < seq) latest.set(token, { seq, price: null });
-    }
+    const { noted, removed } = this;
     this.noted = [];
     this.removed = new Map();
-    return [...latest].map(([token, { price }]) => [token, price]);
+    const latest = new Map<string, PriceSlot>();
+    for (const slot of noted) {
+      slot.saveQueued = false;
+      const seen = latest.get(slot.token);
+      if (seen === undefined || seen.saveSeq < slot.saveSeq) latest.set(slot.token, slot);
+    }
+    const batch: PriceBatch = [];
+    for (const [token, slot] of latest) if (!(slot.saveSeq < (removed.get(token) ?? -1))) batch.push([token, slot.savePrice]);
+    for (const [token, seq] of removed) if (!(seq < (latest.get(token)?.saveSeq ?? -1))) batch.push([token, null]);
+    return batch;
   }
 
   /** Writes a taken batch inside the caller's transaction (with the firings those prices caused). */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamPrices } from '../../src/runner/prices-from-stream.js';
-import { TokenRecords, type TokenRecord } from '../../src/runner/token-records.js';
+import { TokenPriceStore } from '../../src/runner/token-prices.js';
+import { TokenRecords, TokenRecord } from '../../src/runner/token-records.js';
 import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -75,6 +76,36 @@ beforeAll(async () => {
   env = await createTestEnv();
 });
 afterAll(() => env?.close());
+
+describe(`TokenPriceStore with records (${engineName})`, () => {
+  it('saves each token once per batch: of a note and a removal the later wins, also across a dropped record and its successor', async () => {
+    const prices = new TokenPriceStore(env.database);
+    const old = new TokenRecord('a');
+    prices.set(old, 0.4);
+    prices.set(old, 0.45); // queued once, the latest price
+    prices.remove('a');
+    const again = new TokenRecord('a'); // followed again: a new record
+    prices.set(again, 0.5);
+    const b = new TokenRecord('b');
+    prices.set(b, 0.2);
+    prices.remove('b');
+    prices.remove('c');
+    expect(prices.hasChanges).toBe(true);
+    expect(prices.takeChanged().sort()).toEqual([['a', 0.5], ['b', null], ['c', null]]);
+    expect(prices.hasChanges).toBe(false);
+    // Taken slots are queued again by their next price.
+    prices.set(old, 0.6);
+    expect(prices.takeChanged()).toEqual([['a', 0.6]]);
+    // Written as taken: one row per token, even from two slots of one token in one batch.
+    prices.set(old, 0.61);
+    prices.set(again, 0.62);
+    await prices.saveIn(env.database.db, prices.takeChanged());
+    expect(await savedPrice(env.database, 'a')).toBe(0.62);
+    prices.remove('a');
+    await prices.saveIn(env.database.db, prices.takeChanged());
+    expect(await savedPrice(env.database, 'a')).toBeUndefined();
+  });
+});
 
 describe(`engine runner: token records over a long run (${engineName})`, () => {
   it('drops the records of tokens no rule follows any more, and a token followed again awaits a fresh reference', async () => {
