@@ -16,6 +16,7 @@ import { RuleLoader } from './rule-loader.js';
 import { RuleSet } from './rule-set.js';
 import { SerialQueue } from './serial-queue.js';
 import { TokenPriceStore } from './token-prices.js';
+import { TokenRecords, type TokenRecord } from './token-records.js';
 import { TradeRunner } from './trade-rules.js';
 
 export interface EngineRunnerOptions {
@@ -62,8 +63,16 @@ export interface EngineRunner {
    * first price of a token awaiting a reference (see `awaitReference`) fires no crossing.
    */
   onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
-  /** A displayed price a venue message changed (the stream's path): its source event is built only for a firing. */
-  onMessagePrice(token: string, price: number, receivedAtMs: number, msg: MarketMessage): void;
+  /**
+   * A displayed price a venue message changed (the stream's path), of the token whose record the
+   * feed resolved in `records`: its source event is built only for a firing.
+   */
+  onMessagePrice(record: TokenRecord, price: number, receivedAtMs: number, msg: MarketMessage): void;
+  /**
+   * The per-token records of the price path: kept while rules follow a token or the stream carries
+   * it (the role says which, with `watch` and `unwatch`); the feed reads messages through them.
+   */
+  readonly records: TokenRecords;
   /** A trade off the feed, for the Large Trade and Volume Spike rules (nothing is built unless one watches its token). */
   onTrade(msg: LastTradeMessage, receivedAtMs: number): void;
   /**
@@ -106,7 +115,12 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const emitter = new EventEmitter();
   const index = new RuleIndex({ reportBandChanges: true });
   const rules = new RuleSet();
-  const references = new PriceReferences(index);
+  // A dropped record's dense index goes back to the index: tokens that come and go leave nothing.
+  const records = new TokenRecords((record) => {
+    index.releaseToken(record.token);
+    record.index = -1;
+  });
+  const references = new PriceReferences(index, records);
   const prices = new TokenPriceStore(database);
   const queue = new SerialQueue(logger);
   const writer = new FiringWriter({
@@ -116,7 +130,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),
   });
   const loader = new RuleLoader({
-    now, index, rules, references, writer, prices,
+    now, index, rules, references, writer, prices, records,
     onTokensChanged: () => emitter.emit('tokens-changed', allTokens()),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
@@ -183,6 +197,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         if (rules.follows(tokenId)) continue;
         references.forget(tokenId);
         prices.remove(tokenId);
+        index.releaseToken(tokenId);
       }
       writer.savePricesSoon();
       logger.info({ rules: index.size, tradeRules: trades.size, tokens: rules.tokenCount }, 'engine rules loaded');
@@ -200,13 +215,17 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       await writer.finish();
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
-      intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+      const record = records.resolve(token);
+      intake.price(record, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+      // A token neither followed nor carried keeps no record (nor index) after its price.
+      records.release(record);
       saveBandChanges();
     },
-    onMessagePrice(token, price, receivedAtMs, msg) {
-      intake.fromMessage(token, price, receivedAtMs, msg);
+    onMessagePrice(record, price, receivedAtMs, msg) {
+      intake.fromMessage(record, price, receivedAtMs, msg);
       saveBandChanges();
     },
+    records,
     onTrade(msg, receivedAtMs) {
       trades.onTrade(msg, receivedAtMs);
     },

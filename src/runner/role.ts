@@ -95,9 +95,11 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
     });
+  const records = runner.records;
   const prices = new StreamPrices(
-    (token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg),
+    (record, price, receivedAtMs, msg) => runner.onMessagePrice(record, price, receivedAtMs, msg),
     (msg, receivedAtMs) => runner.onTrade(msg, receivedAtMs),
+    records,
   );
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
@@ -105,7 +107,8 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   let watched = new Set<string>();
   const watch = () => {
     const next = new Set(runner.tokens().filter(evaluates));
-    for (const t of watched) if (!next.has(t)) prices.book.forget(t);
+    for (const t of watched) if (!next.has(t)) records.unwatch(t);
+    for (const t of next) records.watch(t);
     for (const t of handingOver.keys()) if (!next.has(t)) handingOver.delete(t);
     watched = next;
     stream.setTokens(next);
@@ -198,7 +201,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       else fromGone.push(t);
     }
     runner.awaitReference(fromLive);
-    for (const t of fromLive) prices.book.forget(t);
+    for (const t of fromLive) records.get(t)?.clearBook();
     // Re-arm bands as the previous owner saved them (at start, loading the rules read them).
     if (!starting) await runner.takeOverBands([...fromLive, ...fromGone]);
     // At start the saved prices are already the references (runner.start).
@@ -208,7 +211,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
         const price = saved.get(t);
         if (price !== undefined) runner.adoptReference(t, price);
         else runner.awaitReference([t]);
-        prices.book.forget(t);
+        records.get(t)?.clearBook();
       }
     }
     confirming = new Set(fromLive);
@@ -254,7 +257,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     checkIntervalMs: options.feedCheckIntervalMs,
     ...(options.now ? { now: options.now } : {}),
     connections: () => stream.feedState(),
-    lastPrice: (token) => prices.book.displayed(token),
+    lastPrice: (token) => records.get(token)?.shown,
     // The book taken after the gap decides: evaluated by the engine like any book (a crossing
     // made in the gap fires once), then read back as the first fresh price.
     refresh: async (tokens) => {
@@ -266,7 +269,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       }
       const fresh = new Map<string, number>();
       for (const t of mine) {
-        const price = prices.book.displayed(t);
+        const price = records.get(t)?.shown;
         if (price !== undefined) fresh.set(t, price);
       }
       return fresh;
