@@ -41,7 +41,18 @@ export interface EngineRunnerOptions {
   handoff?: DeliveryHandoff;
   /** How often the catalog's volume24hr of markets Volume Spike rules watch is read again (ms, default 5 min). */
   baselineRefreshMs?: number;
+  /**
+   * Subscription notices that arrive within this long of the start of the previous subscription
+   * reload wait for the window's end and are reloaded together (ms, default RELOAD_BATCH_MS).
+   */
+  reloadBatchMs?: number;
 }
+
+/**
+ * A burst of subscription changes (creates one after another) is reloaded in batches at most this
+ * often; a change after a quiet spell is reloaded at once.
+ */
+export const RELOAD_BATCH_MS = 20;
 
 export interface EngineRunnerEvents {
   /** The set of tokens the rules watch changed; the role passes it to the market stream. */
@@ -156,10 +167,20 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     if (trades.load(ids, expanded.trades)) emitter.emit('tokens-changed', allTokens());
   };
   const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => load(await ids()));
-  // Subscriptions changed whose reload has not started: notices that arrive while the line is busy
-  // are reloaded together, in one query, by the one reload queued for them.
+  // Subscriptions changed whose reload has not started: notices that arrive while it waits (for
+  // the batch window, or for the line) are reloaded together, in one query, by that one reload.
   let pending = new Set<string>();
   let pendingReload: Promise<void> | undefined;
+  const reloadBatchMs = options.reloadBatchMs ?? RELOAD_BATCH_MS;
+  let reloadStartedAt = -Infinity;
+  const reloadPending = () =>
+    queue.enqueue(() => {
+      const taken = [...pending];
+      pending = new Set();
+      pendingReload = undefined;
+      reloadStartedAt = performance.now();
+      return load(taken);
+    });
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -250,11 +271,13 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     },
     reloadSubscriptions(ids) {
       for (const id of ids) pending.add(id);
-      pendingReload ??= queue.enqueue(() => {
-        const taken = [...pending];
-        pending = new Set();
-        pendingReload = undefined;
-        return load(taken);
+      // Never before the current macrotask ends: the notice of a create arrives while its statement
+      // answers, and the create's HTTP answer is written before the reload takes the database.
+      pendingReload ??= new Promise<void>((resolve) => {
+        const go = () => void reloadPending().then(resolve);
+        const waitMs = reloadStartedAt + reloadBatchMs - performance.now();
+        if (waitMs > 0) setTimeout(go, waitMs);
+        else setImmediate(go);
       });
       return pendingReload;
     },
@@ -265,7 +288,12 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     get size() {
       return index.size;
     },
-    idle: () => queue.idle(),
+    async idle() {
+      do {
+        await pendingReload;
+        await queue.idle();
+      } while (pendingReload);
+    },
     on(event, listener) {
       emitter.on(event, listener as (...args: unknown[]) => void);
       return runner;

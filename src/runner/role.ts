@@ -8,6 +8,7 @@ import { createClosingSoonChecker, type ClosingSoonChecker } from './closing-soo
 import type { DeliveryHandoff } from '../delivery/handoff.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { startFeedHealth, type FeedHealthMonitor } from './feed-health.js';
+import { createBookFallback } from './book-fallback.js';
 import { StreamPrices } from './prices-from-stream.js';
 import { joinShards, type ShardMembership } from './shards.js';
 import { TokenPriceStore } from './token-prices.js';
@@ -34,6 +35,11 @@ export interface EngineRoleOptions {
   ruleClock?: () => number;
   /** Joins the firing writes to this process's delivery worker, when it runs one (handoff.ts). */
   handoff?: DeliveryHandoff;
+  /**
+   * How long a newly followed token waits for the stream's `book` snapshot before its book is
+   * asked for by REST (ms, default BOOK_FALLBACK_MS).
+   */
+  bookFallbackMs?: number;
 }
 
 /** One market connection's lag, for /readyz and /metrics. */
@@ -61,6 +67,13 @@ export interface EngineRole {
 
 /** Keys of member lists whose `ready` announcements are kept (a change may be seen late). */
 const READY_KEYS_KEPT = 16;
+
+/**
+ * How long a newly followed token waits for its stream snapshot before a REST book is asked for.
+ * The venue answers a `subscribe` with a `book` of each added token within milliseconds; the REST
+ * book is for a connection that is down or stalled meanwhile.
+ */
+export const BOOK_FALLBACK_MS = 500;
 
 /** The engine role: rules from the database, prices from the venue stream, firings to the database. */
 export async function startEngineRole(options: EngineRoleOptions): Promise<EngineRole> {
@@ -117,34 +130,26 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     if (started) watch();
   });
 
-  // Newly followed tokens: a fresh book by REST sets their reference (unless the stream's
-  // subscription snapshot did first), so the first comparison is with a price of now. One request
-  // at a time: tokens followed while one is on its way (rules created one after another) go
-  // together in the next, and those the stream's snapshot covered meanwhile are not asked for.
-  let booksWanted = new Set<string>();
-  let booksOnTheirWay = false;
-  const fetchBooks = () => {
-    if (!clobRest || booksOnTheirWay) return;
-    const wanted = [...booksWanted].filter((t) => watched.has(t) && runner.awaitsReference(t));
-    booksWanted = new Set();
-    if (wanted.length === 0) return;
-    booksOnTheirWay = true;
-    clobRest
-      .getBooks(wanted)
-      .then((books) => {
-        const receivedAtMs = Date.now();
-        for (const book of books) if (watched.has(book.assetId) && runner.awaitsReference(book.assetId)) prices.handle(book, receivedAtMs);
-      })
-      .catch((error: unknown) => logger.warn({ err: error, tokens: wanted.length }, 'fetching books of newly followed tokens failed'))
-      .finally(() => {
-        booksOnTheirWay = false;
-        fetchBooks();
-      });
-  };
-  runner.on('following', (tokens) => {
-    for (const t of tokens) booksWanted.add(t);
-    fetchBooks();
+  // Newly followed tokens: the stream's subscription snapshot sets their reference, so the first
+  // comparison is with a price of now. Those still waiting for one after `bookFallbackMs` (the
+  // connection was down or stalled) get a fresh book by REST instead. Asking at once cost as much
+  // as the rest of a create (docs/PERFORMANCE.md, "Sequential creates, seventh round") for a book
+  // the snapshot brings anyway.
+  const books = createBookFallback({
+    waitMs: options.bookFallbackMs ?? BOOK_FALLBACK_MS,
+    wanted: (token) => watched.has(token) && runner.awaitsReference(token),
+    ...(clobRest
+      ? {
+          fetch: async (tokens: string[]) => {
+            const fetched = await clobRest.getBooks(tokens);
+            const receivedAtMs = Date.now();
+            for (const book of fetched) if (watched.has(book.assetId) && runner.awaitsReference(book.assetId)) prices.handle(book, receivedAtMs);
+          },
+        }
+      : {}),
+    logger,
   });
+  runner.on('following', (tokens) => books.followed(tokens));
 
   // Handover: tokens taken from a live member count as followed once the stream's snapshot of
   // them arrived; then this process says so, and the previous owners stop evaluating them.
@@ -297,6 +302,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       }));
     },
     async stop() {
+      books.stop();
       venueRequests.abort(new Error('engine stopping'));
       await feedHealth.stop();
       await closingSoon.stop();
