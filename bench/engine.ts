@@ -164,6 +164,10 @@ function timerOverheadNs(): number {
   return percentile(samples.sort(), 0.5);
 }
 
+/** Which row the targets read, and why: the engine is fed by dense index since the token records. */
+const PRODUCTION_PATH =
+  'production path: the feed resolves each token once per message to its record (src/runner/token-records.ts), which carries the dense index: the engine ticks by tickIndex. The id lookup it replaces is in the ingest bench, which measures the whole path.';
+
 export async function runEngineBench(options: Partial<EngineBenchOptions> = {}): Promise<void> {
   const o = { ...DEFAULTS, ...options };
   const gc = gcFunction();
@@ -201,16 +205,17 @@ export async function runEngineBench(options: Partial<EngineBenchOptions> = {}):
   ];
   printTable(['evaluator', 'ticks/s', 'p50 tick', 'p99 tick', 'firings', 'ticks that fire', 'vs scanner'], [
     row('RuleIndex.tick (token id string)', byName),
-    row('RuleIndex.tickIndex (dense index)', byIndex),
+    row('RuleIndex.tickIndex (dense index; production path)', byIndex),
     row(`ReferenceEvaluator (scan, ${fmt(o.referenceTicks)} ticks)`, referencePass),
   ]);
   gc();
   console.log(`\nafter both passes: RSS ${mb(process.memoryUsage().rss)}, heap used ${mb(process.memoryUsage().heapUsed)}`);
   console.log(`p50/p99: every ${SAMPLE_EVERY}th tick timed alone with process.hrtime.bigint; a timer read costs ~${fmt(timerOverheadNs())} ns (not subtracted).`);
+  console.log(PRODUCTION_PATH);
   const target = (ok: boolean) => (ok ? 'met' : 'MISSED');
-  console.log(`targets: >= 1,000,000 ticks/s by token id ${target(byName.ticksPerSecond >= 1e6)}; >= 100x the scanner ${target(byName.ticksPerSecond >= 100 * referencePass.ticksPerSecond)}; index < 400 MB RSS ${target(after.rss < 400 * 1024 * 1024)}`);
+  console.log(`targets (production path, by dense index): >= 1,000,000 ticks/s ${target(byIndex.ticksPerSecond >= 1e6)}; >= 100x the scanner ${target(byIndex.ticksPerSecond >= 100 * referencePass.ticksPerSecond)}; index < 400 MB RSS ${target(after.rss < 400 * 1024 * 1024)}`);
   index = null;
-  if (o.moveRules > 0) runWindowPass(o, names, prices, stream, referenceStream, byName);
+  if (o.moveRules > 0) runWindowPass(o, names, prices, stream, referenceStream, { byName, byIndex });
 }
 
 /**
@@ -219,7 +224,7 @@ export async function runEngineBench(options: Partial<EngineBenchOptions> = {}):
  */
 function runWindowPass(
   o: EngineBenchOptions, names: string[], prices: Float64Array, stream: { token: Int32Array; price: Float64Array },
-  referenceStream: { token: Int32Array; price: Float64Array }, priceOnly: Pass,
+  referenceStream: { token: Int32Array; price: Float64Array }, priceOnly: { byName: Pass; byIndex: Pass },
 ): void {
   const gc = gcFunction();
   gc();
@@ -246,13 +251,15 @@ function runWindowPass(
       `${fmt(byName.firingTicks * 100, 1)}%`, `${fmt(byName.ticksPerSecond / referencePass.ticksPerSecond)}x`,
     ],
     [
-      'RuleIndex.tickIndex with window rules', fmt(byIndex.ticksPerSecond), `${fmt(byIndex.p50 / 1000, 2)} µs`, `${fmt(byIndex.p99 / 1000, 2)} µs`, fmt(byIndex.firings),
+      'RuleIndex.tickIndex with window rules (production path)', fmt(byIndex.ticksPerSecond), `${fmt(byIndex.p50 / 1000, 2)} µs`, `${fmt(byIndex.p99 / 1000, 2)} µs`, fmt(byIndex.firings),
       `${fmt(byIndex.firingTicks * 100, 1)}%`, `${fmt(byIndex.ticksPerSecond / referencePass.ticksPerSecond)}x`,
     ],
     [`ReferenceEvaluator with window rules (${fmt(o.referenceTicks)} ticks)`, fmt(referencePass.ticksPerSecond), `${fmt(referencePass.p50 / 1000, 2)} µs`, `${fmt(referencePass.p99 / 1000, 2)} µs`, fmt(referencePass.firings), `${fmt(referencePass.firingTicks * 100, 1)}%`, '1x'],
   ]);
   const target = (ok: boolean) => (ok ? 'met' : 'MISSED');
   // The same ticks in the same process: the ratio holds on a loaded machine where ticks/s do not.
-  console.log(`cost of a tick with window rules / price rules only (same run, by token id): ${(priceOnly.ticksPerSecond / byName.ticksPerSecond).toFixed(2)}x (p50 ${(byName.p50 / priceOnly.p50).toFixed(2)}x)`);
-  console.log(`targets with window rules: >= 1,000,000 ticks/s by token id ${target(byName.ticksPerSecond >= 1e6)}; >= 100x the scanner ${target(byName.ticksPerSecond >= 100 * referencePass.ticksPerSecond)}`);
+  const cost = (price: Pass, windows: Pass) => `${(price.ticksPerSecond / windows.ticksPerSecond).toFixed(2)}x (p50 ${(windows.p50 / price.p50).toFixed(2)}x)`;
+  console.log(`cost of a tick with window rules / price rules only (same run): by dense index ${cost(priceOnly.byIndex, byIndex)}, by token id ${cost(priceOnly.byName, byName)}`);
+  console.log(PRODUCTION_PATH);
+  console.log(`targets with window rules (production path, by dense index): >= 1,000,000 ticks/s ${target(byIndex.ticksPerSecond >= 1e6)}; >= 100x the scanner ${target(byIndex.ticksPerSecond >= 100 * referencePass.ticksPerSecond)}`);
 }

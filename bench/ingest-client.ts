@@ -11,6 +11,7 @@ import { createLogger } from '../src/logger.js';
 import { FiringWriter, type FiringStore } from '../src/runner/firing-writer.js';
 import { PriceIntake } from '../src/runner/price-intake.js';
 import { StreamPrices } from '../src/runner/prices-from-stream.js';
+import { TokenRecords } from '../src/runner/token-records.js';
 import { PriceReferences } from '../src/runner/references.js';
 import { SerialQueue } from '../src/runner/serial-queue.js';
 import { TokenPriceStore } from '../src/runner/token-prices.js';
@@ -163,15 +164,24 @@ if (side === 'oddswatch') {
     onWritten: () => {},
   });
   writer.start();
-  const intake = new PriceIntake(new PriceReferences(index), writer, Date.now);
+  // The token records as the engine runner keeps them: the role marks the stream's tokens watched,
+  // and the feed reads each message through them.
+  const records = new TokenRecords((record) => {
+    index.releaseToken(record.token);
+    record.index = -1;
+  });
+  const tokens = markets.flatMap((m) => [m.yes, m.no]);
+  for (const t of tokens) records.watch(t);
+  const intake = new PriceIntake(new PriceReferences(index, records), writer, Date.now);
   // Trades take the engine's path too: with no Large Trade or Volume Spike rule, one lookup each.
   const trades = new TradeRunner({ database: noDatabase, now: Date.now, writer });
   const streamPrices = new StreamPrices(
-    (token, price, receivedAtMs, msg) => {
+    (record, price, receivedAtMs, msg) => {
       prices++;
-      intake.fromMessage(token, price, receivedAtMs, msg);
+      intake.fromMessage(record, price, receivedAtMs, msg);
     },
     (msg, receivedAtMs) => trades.onTrade(msg, receivedAtMs),
+    records,
   );
   const stream = createMarketStream({
     url: wsUrl,
@@ -188,7 +198,7 @@ if (side === 'oddswatch') {
     }
     counted(1);
   });
-  stream.setTokens(markets.flatMap((m) => [m.yes, m.no]));
+  stream.setTokens(tokens);
 } else if (side === 'floor') {
   // The floor: ws receiving the frames and JSON.parse of each, nothing else (no checks, no prices,
   // no rules). What any client that parses the frames with JSON.parse costs at least.

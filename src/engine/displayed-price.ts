@@ -21,99 +21,70 @@ export function displayedPrice(
   return lastTrade;
 }
 
-interface TokenBook {
-  bestBid: number | undefined;
-  bestAsk: number | undefined;
-  lastTrade: number | undefined;
-  shown: number | undefined;
-  /** Created by the first `book` or level change: tokens fed only tops and trades never need it. */
-  levels: LevelBook | undefined;
-}
-
 /**
- * Book tops, kept levels and last trades per token; every update answers the new displayed price,
+ * One token's book tops, kept levels and last trade; every update answers the new displayed price,
  * if it changed. The top is the venue's own when a message carries it, else the kept levels' best.
+ * The runner's per-token record extends it (runner/token-records.ts): the feed resolves a token
+ * once per message and reaches its book and its engine state through the same object.
  */
-export class PriceBook {
-  private readonly books = new Map<string, TokenBook>();
+export class TokenBook {
+  bestBid: number | undefined = undefined;
+  bestAsk: number | undefined = undefined;
+  lastTrade: number | undefined = undefined;
+  /** The displayed price, undefined until one is known. */
+  shown: number | undefined = undefined;
+  /** Created by the first `book` or level change: tokens fed only tops and trades never need it. */
+  levels: LevelBook | undefined = undefined;
 
   /** `undefined` for a side means that side of the book is empty. */
-  applyTop(token: string, bestBid: number | undefined, bestAsk: number | undefined): number | undefined {
-    const book = this.book(token);
-    book.bestBid = bestBid;
-    book.bestAsk = bestAsk;
-    return this.refresh(book);
+  applyTop(bestBid: number | undefined, bestAsk: number | undefined): number | undefined {
+    this.bestBid = bestBid;
+    this.bestAsk = bestAsk;
+    return this.refresh();
   }
 
   /** A `book` snapshot: its levels replace the kept ones and give the top. */
-  applyBook(token: string, bids: readonly PriceLevel[], asks: readonly PriceLevel[]): number | undefined {
-    const book = this.book(token);
-    const levels = (book.levels ??= new LevelBook());
+  applyBook(bids: readonly PriceLevel[], asks: readonly PriceLevel[]): number | undefined {
+    const levels = (this.levels ??= new LevelBook());
     levels.replace(bids, asks);
-    book.bestBid = levels.bids.top();
-    book.bestAsk = levels.asks.top();
-    return this.refresh(book);
+    this.bestBid = levels.bids.top();
+    this.bestAsk = levels.asks.top();
+    return this.refresh();
   }
 
   /**
-   * Changes a message's kept levels without recomputing any price: they are applied together
-   * before `applyLevelTop` or `applyTop`, so a half-applied message never shows a price. Each
-   * token is looked up once per run of its entries (a message lists one token's, then the other's).
+   * The kept levels, for a message's level changes, applied before `applyLevelTop` or `applyTop`
+   * so a half-applied message never shows a price.
    */
-  setLevels(changes: ReadonlyArray<{ assetId: string; side: 'BUY' | 'SELL'; price: number; size: number }>): void {
-    let token: string | undefined;
-    let levels: LevelBook | undefined;
-    for (let i = 0; i < changes.length; i++) {
-      const c = changes[i]!;
-      if (c.assetId !== token || levels === undefined) {
-        token = c.assetId;
-        const book = this.book(token);
-        levels = book.levels ??= new LevelBook();
-      }
-      levels.apply(c.side, c.price, c.size);
-    }
+  keptLevels(): LevelBook {
+    return (this.levels ??= new LevelBook());
   }
 
   /** Takes the top from the kept levels (for messages that carry no top of book). */
-  applyLevelTop(token: string): number | undefined {
-    const book = this.book(token);
-    book.bestBid = book.levels?.bids.top();
-    book.bestAsk = book.levels?.asks.top();
-    return this.refresh(book);
+  applyLevelTop(): number | undefined {
+    this.bestBid = this.levels?.bids.top();
+    this.bestAsk = this.levels?.asks.top();
+    return this.refresh();
   }
 
-  applyTrade(token: string, price: number): number | undefined {
-    const book = this.book(token);
-    book.lastTrade = price;
-    return this.refresh(book);
+  applyTrade(price: number): number | undefined {
+    this.lastTrade = price;
+    return this.refresh();
   }
 
-  displayed(token: string): number | undefined {
-    return this.books.get(token)?.shown;
+  /** Back to nothing known (the feed stopped or restarts the token: its next snapshot sets it again). */
+  clearBook(): void {
+    this.bestBid = undefined;
+    this.bestAsk = undefined;
+    this.lastTrade = undefined;
+    this.shown = undefined;
+    this.levels = undefined;
   }
 
-  /** The kept levels of a token (for tests and diagnostics). */
-  levels(token: string): LevelBook | undefined {
-    return this.books.get(token)?.levels;
-  }
-
-  forget(token: string): void {
-    this.books.delete(token);
-  }
-
-  private book(token: string): TokenBook {
-    let book = this.books.get(token);
-    if (book === undefined) {
-      book = { bestBid: undefined, bestAsk: undefined, lastTrade: undefined, shown: undefined, levels: undefined };
-      this.books.set(token, book);
-    }
-    return book;
-  }
-
-  private refresh(book: TokenBook): number | undefined {
-    const next = displayedPrice(book.bestBid, book.bestAsk, book.lastTrade);
-    if (next === book.shown) return undefined;
-    book.shown = next;
+  private refresh(): number | undefined {
+    const next = displayedPrice(this.bestBid, this.bestAsk, this.lastTrade);
+    if (next === this.shown) return undefined;
+    this.shown = next;
     return next;
   }
 }

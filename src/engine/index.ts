@@ -16,6 +16,8 @@ import {
 export type { CompiledRule, Firing } from './rules.js';
 
 const NO_RULES: readonly number[] = Object.freeze([]);
+/** Held by a released dense index until a token reuses it (its lanes are empty). */
+const RELEASED = new TokenState('');
 
 /**
  * The alert engine's rule index: per token, sorted thresholds by rule family, so a tick costs
@@ -25,6 +27,10 @@ export class RuleIndex implements AlertEvaluator {
   private readonly rules = new RuleStore();
   private readonly tokenIds = new Map<string, number>();
   private readonly tokens: TokenState[] = [];
+  /** Rules (price and window) per dense index: a token is released only with none. */
+  private readonly ruleCounts: number[] = [];
+  /** Dense indexes of released tokens, reused before new ones (a long run's churn stays bounded). */
+  private readonly freeIndexes: number[] = [];
   private readonly heap = new PauseHeap();
   /** Per token: price, safe interval, armed level extremes, dirty bits (see token-state.ts). */
   private hot = new Float64Array(HOT_STRIDE * 1024);
@@ -48,14 +54,36 @@ export class RuleIndex implements AlertEvaluator {
   tokenIndex(token: string): number {
     let index = this.tokenIds.get(token);
     if (index === undefined) {
-      index = this.tokens.length;
-      this.tokens.push(new TokenState(token));
+      index = this.freeIndexes.pop();
+      if (index === undefined) {
+        index = this.tokens.length;
+        this.tokens.push(new TokenState(token));
+        this.ruleCounts.push(0);
+      } else this.tokens[index] = new TokenState(token);
       this.tokenIds.set(token, index);
       const h = index * HOT_STRIDE;
       if (h === this.hot.length) this.growHot();
       this.hot.set([NaN, NaN, NaN, Infinity, -Infinity, LEVELS_CHANGED | CROSSINGS_CHANGED, -Infinity, Infinity], h);
     }
     return index;
+  }
+
+  /** Number of tokens holding a dense index (for tests of a long run's churn). */
+  get tokenCount(): number {
+    return this.tokenIds.size;
+  }
+
+  /**
+   * Frees the token's dense index when no rule is on it (its price and windows go): the next
+   * `tokenIndex` of any token may reuse it, so a caller keeping the index must drop it now.
+   */
+  releaseToken(token: string): void {
+    const index = this.tokenIds.get(token);
+    if (index === undefined || this.ruleCounts[index] !== 0) return;
+    this.forgetPrice(token);
+    this.tokenIds.delete(token);
+    this.tokens[index] = RELEASED;
+    this.freeIndexes.push(index);
   }
 
   /** Sorts every token's pending inserts now (after a bulk load) instead of on its next tick. */
@@ -108,25 +136,27 @@ export class RuleIndex implements AlertEvaluator {
 
   add(rule: CompiledRule, nowMs: number): readonly Firing[] {
     this.remove(rule.ruleId);
+    const tokenIndex = this.tokenIndex(rule.token);
+    this.ruleCounts[tokenIndex]++;
+    this.count++;
     if (isMoveRuleType(rule.type)) {
-      const tokenIndex = this.tokenIndex(rule.token);
       this.moves.add(rule, tokenIndex, this.hot[tokenIndex * HOT_STRIDE + PRICE], nowMs);
-      this.count++;
       return NO_FIRINGS;
     }
-    this.rules.set(rule, this.tokenIndex(rule.token), nowMs);
-    this.count++;
+    this.rules.set(rule, tokenIndex, nowMs);
     if (rule.enabled) this.activate(rule.ruleId, nowMs);
     return this.firer.flush();
   }
 
   remove(ruleId: number): void {
     if (this.moves.has(ruleId)) {
+      this.ruleCounts[this.moves.tokenOf(ruleId)]--;
       this.moves.remove(ruleId);
       this.count--;
       return;
     }
     if (!this.rules.isAlive(ruleId)) return;
+    this.ruleCounts[this.rules.token(ruleId)]--;
     this.deactivate(ruleId);
     this.rules.clear(ruleId);
     this.count--;
@@ -196,7 +226,13 @@ export class RuleIndex implements AlertEvaluator {
    */
   setPrice(token: string, price: number, nowMs: number): readonly Firing[] {
     if (!Number.isFinite(price)) return NO_FIRINGS;
-    const tokenIndex = this.tokenIndex(token);
+    return this.setPriceIndex(this.tokenIndex(token), price, nowMs);
+  }
+
+  /** `setPrice` by the dense index from `tokenIndex`, skipping the string lookup. */
+  setPriceIndex(tokenIndex: number, price: number, nowMs: number): readonly Firing[] {
+    if (!Number.isFinite(price)) return NO_FIRINGS;
+    if (!(tokenIndex >= 0 && tokenIndex < this.tokens.length)) throw new RangeError(`unknown token index ${tokenIndex}`);
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.runSweep(nowMs);
     const hot = this.hot;
     const h = tokenIndex * HOT_STRIDE;

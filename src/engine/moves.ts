@@ -180,6 +180,11 @@ export class MoveBook {
     return ruleId < this.rules.length && this.rules[ruleId] !== undefined;
   }
 
+  /** The dense index of a held rule's token. */
+  tokenOf(ruleId: number): number {
+    return this.rules[ruleId]!.tokenIndex;
+  }
+
   /** Whether the token has move rules (the index skips `sample` otherwise). */
   follows(tokenIndex: number): boolean {
     return tokenIndex < this.blockOf.length && this.blockOf[tokenIndex] >= 0;

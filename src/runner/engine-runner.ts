@@ -16,6 +16,7 @@ import { RuleLoader } from './rule-loader.js';
 import { RuleSet } from './rule-set.js';
 import { SerialQueue } from './serial-queue.js';
 import { TokenPriceStore } from './token-prices.js';
+import { TokenRecords, type TokenRecord } from './token-records.js';
 import { TradeRunner } from './trade-rules.js';
 
 export interface EngineRunnerOptions {
@@ -40,7 +41,18 @@ export interface EngineRunnerOptions {
   handoff?: DeliveryHandoff;
   /** How often the catalog's volume24hr of markets Volume Spike rules watch is read again (ms, default 5 min). */
   baselineRefreshMs?: number;
+  /**
+   * Subscription notices that arrive within this long of the start of the previous subscription
+   * reload wait for the window's end and are reloaded together (ms, default RELOAD_BATCH_MS).
+   */
+  reloadBatchMs?: number;
 }
+
+/**
+ * A burst of subscription changes (creates one after another) is reloaded in batches at most this
+ * often; a change after a quiet spell is reloaded at once.
+ */
+export const RELOAD_BATCH_MS = 20;
 
 export interface EngineRunnerEvents {
   /** The set of tokens the rules watch changed; the role passes it to the market stream. */
@@ -62,8 +74,16 @@ export interface EngineRunner {
    * first price of a token awaiting a reference (see `awaitReference`) fires no crossing.
    */
   onPrice(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void;
-  /** A displayed price a venue message changed (the stream's path): its source event is built only for a firing. */
-  onMessagePrice(token: string, price: number, receivedAtMs: number, msg: MarketMessage): void;
+  /**
+   * A displayed price a venue message changed (the stream's path), of the token whose record the
+   * feed resolved in `records`: its source event is built only for a firing.
+   */
+  onMessagePrice(record: TokenRecord, price: number, receivedAtMs: number, msg: MarketMessage): void;
+  /**
+   * The per-token records of the price path: kept while rules follow a token or the stream carries
+   * it (the role says which, with `watch` and `unwatch`); the feed reads messages through them.
+   */
+  readonly records: TokenRecords;
   /** A trade off the feed, for the Large Trade and Volume Spike rules (nothing is built unless one watches its token). */
   onTrade(msg: LastTradeMessage, receivedAtMs: number): void;
   /**
@@ -106,7 +126,12 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const emitter = new EventEmitter();
   const index = new RuleIndex({ reportBandChanges: true });
   const rules = new RuleSet();
-  const references = new PriceReferences(index);
+  // A dropped record's dense index goes back to the index: tokens that come and go leave nothing.
+  const records = new TokenRecords((record) => {
+    index.releaseToken(record.token);
+    record.index = -1;
+  });
+  const references = new PriceReferences(index, records);
   const prices = new TokenPriceStore(database);
   const queue = new SerialQueue(logger);
   const writer = new FiringWriter({
@@ -116,7 +141,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onWritten: (firing, outcome) => emitter.emit('fired', firing, outcome),
   });
   const loader = new RuleLoader({
-    now, index, rules, references, writer, prices,
+    now, index, rules, references, writer, prices, records,
     onTokensChanged: () => emitter.emit('tokens-changed', allTokens()),
     onFollowing: (tokens) => emitter.emit('following', tokens),
   });
@@ -142,10 +167,20 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     if (trades.load(ids, expanded.trades)) emitter.emit('tokens-changed', allTokens());
   };
   const reload = (ids: () => Promise<readonly string[]>) => queue.enqueue(async () => load(await ids()));
-  // Subscriptions changed whose reload has not started: notices that arrive while the line is busy
-  // are reloaded together, in one query, by the one reload queued for them.
+  // Subscriptions changed whose reload has not started: notices that arrive while it waits (for
+  // the batch window, or for the line) are reloaded together, in one query, by that one reload.
   let pending = new Set<string>();
   let pendingReload: Promise<void> | undefined;
+  const reloadBatchMs = options.reloadBatchMs ?? RELOAD_BATCH_MS;
+  let reloadStartedAt = -Infinity;
+  const reloadPending = () =>
+    queue.enqueue(() => {
+      const taken = [...pending];
+      pending = new Set();
+      pendingReload = undefined;
+      reloadStartedAt = performance.now();
+      return load(taken);
+    });
   let unlisten: Unlisten[] = [];
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -183,6 +218,7 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         if (rules.follows(tokenId)) continue;
         references.forget(tokenId);
         prices.remove(tokenId);
+        index.releaseToken(tokenId);
       }
       writer.savePricesSoon();
       logger.info({ rules: index.size, tradeRules: trades.size, tokens: rules.tokenCount }, 'engine rules loaded');
@@ -200,13 +236,17 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
       await writer.finish();
     },
     onPrice(token, price, receivedAtMs, sourceEvent, sourceTimestampMs) {
-      intake.price(token, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+      const record = records.resolve(token);
+      intake.price(record, price, receivedAtMs, sourceEvent, sourceTimestampMs);
+      // A token neither followed nor carried keeps no record (nor index) after its price.
+      records.release(record);
       saveBandChanges();
     },
-    onMessagePrice(token, price, receivedAtMs, msg) {
-      intake.fromMessage(token, price, receivedAtMs, msg);
+    onMessagePrice(record, price, receivedAtMs, msg) {
+      intake.fromMessage(record, price, receivedAtMs, msg);
       saveBandChanges();
     },
+    records,
     onTrade(msg, receivedAtMs) {
       trades.onTrade(msg, receivedAtMs);
     },
@@ -231,11 +271,13 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     },
     reloadSubscriptions(ids) {
       for (const id of ids) pending.add(id);
-      pendingReload ??= queue.enqueue(() => {
-        const taken = [...pending];
-        pending = new Set();
-        pendingReload = undefined;
-        return load(taken);
+      // Never before the current macrotask ends: the notice of a create arrives while its statement
+      // answers, and the create's HTTP answer is written before the reload takes the database.
+      pendingReload ??= new Promise<void>((resolve) => {
+        const go = () => void reloadPending().then(resolve);
+        const waitMs = reloadStartedAt + reloadBatchMs - performance.now();
+        if (waitMs > 0) setTimeout(go, waitMs);
+        else setImmediate(go);
       });
       return pendingReload;
     },
@@ -246,7 +288,12 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     get size() {
       return index.size;
     },
-    idle: () => queue.idle(),
+    async idle() {
+      do {
+        await pendingReload;
+        await queue.idle();
+      } while (pendingReload);
+    },
     on(event, listener) {
       emitter.on(event, listener as (...args: unknown[]) => void);
       return runner;

@@ -5,9 +5,9 @@ import type { Logger } from '../logger.js';
 import type { BatchingOptions } from '../delivery/enqueue.js';
 import type { DeliveryHandoff } from '../delivery/handoff.js';
 import { ReplayInBatch, writeFiring, writeFirings, type FireOutcome, type FiringContext, type PendingFiring } from './fire.js';
-import { MinuteSampler, pruneSamples, writeSamples, type MinuteSample } from './price-samples.js';
+import { MinuteSampler, pruneSamples, writeSamples, type MinuteSample, type SampleSlot } from './price-samples.js';
 import type { SerialQueue } from './serial-queue.js';
-import { TokenPriceStore, type PriceBatch } from './token-prices.js';
+import { TokenPriceStore, type PriceBatch, type PriceSlot } from './token-prices.js';
 
 /** Most firings written in one transaction (the statements' parameter count grows with it). */
 const MAX_BATCH = 500;
@@ -140,10 +140,10 @@ export class FiringWriter {
     this.savePricesSoon();
   }
 
-  /** An evaluated price, saved soon and kept in the minute's history. */
-  notePrice(token: string, price: number, nowMs: number): void {
-    this.options.prices.set(token, price);
-    this.samples.note(token, price, nowMs);
+  /** An evaluated price, saved soon and kept in the minute's history (on the token's record: no lookup). */
+  notePrice(slot: PriceSlot & SampleSlot, price: number, nowMs: number): void {
+    this.options.prices.set(slot, price);
+    this.samples.note(slot, price, nowMs);
     this.savePricesSoon();
   }
 

@@ -3,10 +3,12 @@ import type { MarketMessage } from '../venue/clob/messages.js';
 import type { FiringWriter } from './firing-writer.js';
 import { sourceEventOf } from './prices-from-stream.js';
 import type { PriceReferences } from './references.js';
+import type { TokenRecord } from './token-records.js';
 
 /**
  * The engine's hot path for one displayed price: noted for saving, evaluated against the rules,
- * its firings handed to the writer. Shared by the engine runner and the ingest bench.
+ * its firings handed to the writer, each reached through the token's record (no lookup by id).
+ * Shared by the engine runner and the ingest bench.
  */
 export class PriceIntake {
   constructor(
@@ -15,14 +17,14 @@ export class PriceIntake {
     private readonly now: () => number,
   ) {}
 
-  price(token: string, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void {
-    const firings = this.evaluate(token, price);
+  price(record: TokenRecord, price: number, receivedAtMs: number, sourceEvent?: unknown, sourceTimestampMs?: number): void {
+    const firings = this.evaluate(record, price);
     if (firings.length > 0) this.hand(firings, receivedAtMs, sourceEvent, sourceTimestampMs);
   }
 
   /** A price a venue message changed: its source event is built only when a rule fires. */
-  fromMessage(token: string, price: number, receivedAtMs: number, msg: MarketMessage): void {
-    const firings = this.evaluate(token, price);
+  fromMessage(record: TokenRecord, price: number, receivedAtMs: number, msg: MarketMessage): void {
+    const firings = this.evaluate(record, price);
     if (firings.length > 0) this.hand(firings, receivedAtMs, sourceEventOf(msg), msg.timestampMs || undefined);
   }
 
@@ -34,10 +36,10 @@ export class PriceIntake {
     });
   }
 
-  private evaluate(token: string, price: number): readonly Firing[] {
+  private evaluate(record: TokenRecord, price: number): readonly Firing[] {
     if (!Number.isFinite(price)) return [];
     const nowMs = this.now();
-    this.writer.notePrice(token, price, nowMs);
-    return this.references.price(token, price, nowMs);
+    this.writer.notePrice(record, price, nowMs);
+    return this.references.price(record, price, nowMs);
   }
 }

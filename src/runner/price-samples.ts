@@ -17,27 +17,35 @@ export interface MinuteSample {
 
 const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
 
+/** Where a token's open minute is kept: on its record (token-records.ts), so a price needs no lookup. */
+export interface SampleSlot {
+  readonly token: string;
+  sample: MinuteSample | undefined;
+}
+
 /**
  * Keeps each token's last price of the current minute in memory and hands a minute over only once
  * it has ended, so a token costs at most one row write per minute however often its price moves.
  */
 export class MinuteSampler {
-  private open = new Map<string, MinuteSample>();
+  /** The slots holding an open minute (each once). */
+  private open: SampleSlot[] = [];
   private closed: MinuteSample[] = [];
   /** Start of the oldest minute still open; Infinity when none is. */
   private oldestOpen = Infinity;
   private lastPruneMs = -Infinity;
 
-  note(token: string, price: number, atMs: number): void {
+  note(slot: SampleSlot, price: number, atMs: number): void {
     const minuteMs = minuteOf(atMs);
-    const current = this.open.get(token);
-    // Most prices fall in the token's open minute: updated in place, no new sample and no Map write.
+    const current = slot.sample;
+    // Most prices fall in the token's open minute: updated in place, no new sample.
     if (current !== undefined && current.minuteMs === minuteMs) {
       current.price = price;
       return;
     }
     if (current) this.closed.push(current);
-    this.open.set(token, { token, minuteMs, price });
+    else this.open.push(slot);
+    slot.sample = { token: slot.token, minuteMs, price };
     if (minuteMs < this.oldestOpen) this.oldestOpen = minuteMs;
   }
 
@@ -53,12 +61,18 @@ export class MinuteSampler {
     this.closed = [];
     if (!all && this.oldestOpen >= current) return batch;
     this.oldestOpen = Infinity;
-    for (const [token, sample] of this.open) {
+    const stillOpen: SampleSlot[] = [];
+    for (const slot of this.open) {
+      const sample = slot.sample!;
       if (all || sample.minuteMs < current) {
         batch.push(sample);
-        this.open.delete(token);
-      } else if (sample.minuteMs < this.oldestOpen) this.oldestOpen = sample.minuteMs;
+        slot.sample = undefined;
+      } else {
+        stillOpen.push(slot);
+        if (sample.minuteMs < this.oldestOpen) this.oldestOpen = sample.minuteMs;
+      }
     }
+    this.open = stillOpen;
     return batch;
   }
 

@@ -1,11 +1,12 @@
 import type { LastTradeMessage, MarketMessage, PriceChangeMessage } from '../venue/clob/messages.js';
-import { PriceBook } from '../engine/displayed-price.js';
+import { TokenRecords, type TokenRecord } from './token-records.js';
 
 /**
- * A changed displayed price and the message that changed it. The sink builds the message's source
- * event (`sourceEventOf`) only if a rule fires: most prices fire nothing.
+ * A changed displayed price of the token whose record is given, and the message that changed it.
+ * The sink builds the message's source event (`sourceEventOf`) only if a rule fires: most prices
+ * fire nothing.
  */
-export type PriceSink = (token: string, price: number, receivedAtMs: number, msg: MarketMessage) => void;
+export type PriceSink = (record: TokenRecord, price: number, receivedAtMs: number, msg: MarketMessage) => void;
 
 /** Every trade off the feed (`last_trade_price` with a size), after the price it set was handled. */
 export type TradeSink = (msg: LastTradeMessage, receivedAtMs: number) => void;
@@ -52,38 +53,57 @@ export function sourceEventOf(msg: MarketMessage): Record<string, unknown> | und
 
 /**
  * Turns market-stream messages into displayed prices (book, price_change in both forms,
- * best_bid_ask, last_trade_price → PriceBook) and hands each changed price to `sink`, and each
- * trade to `tradeSink`.
+ * best_bid_ask, last_trade_price → the token's book) and hands each changed price to `sink`, and
+ * each trade to `tradeSink`. Each token of a message is looked up once (once per run of its
+ * entries in a price_change); its record then carries the price to the sink.
+ *
+ * Given the engine's `records`, only tokens with a record are read (the ones the stream carries
+ * or rules follow: a message for a token just dropped is late and changes nothing); without,
+ * every token gets one (tests and tools that read a feed alone).
  */
 export class StreamPrices {
-  readonly book = new PriceBook();
+  readonly records: TokenRecords;
+  private readonly record: (token: string) => TokenRecord | undefined;
+  /** A price_change's tokens in the order of their last entries, with those entries (reused). */
+  private readonly runs: TokenRecord[] = [];
+  private readonly lastEntry: number[] = [];
 
   constructor(
     private readonly sink: PriceSink,
     private readonly tradeSink?: TradeSink,
-  ) {}
+    records?: TokenRecords,
+  ) {
+    const kept = (this.records = records ?? new TokenRecords());
+    this.record = records ? (token) => kept.get(token) : (token) => kept.resolve(token);
+  }
 
   handle(msg: MarketMessage, receivedAtMs: number): void {
     switch (msg.type) {
       case 'book': {
+        const record = this.record(msg.assetId);
+        if (record === undefined) return;
         // Two changes (the trade, then the levels): only the price after both counts.
-        const before = this.book.displayed(msg.assetId);
-        if (msg.lastTradePrice !== null) this.book.applyTrade(msg.assetId, msg.lastTradePrice);
-        this.book.applyBook(msg.assetId, msg.bids, msg.asks);
-        const after = this.book.displayed(msg.assetId);
-        if (after !== undefined && after !== before) this.sink(msg.assetId, after, receivedAtMs, msg);
+        const before = record.shown;
+        if (msg.lastTradePrice !== null) record.applyTrade(msg.lastTradePrice);
+        record.applyBook(msg.bids, msg.asks);
+        const after = record.shown;
+        if (after !== undefined && after !== before) this.sink(record, after, receivedAtMs, msg);
         return;
       }
       case 'price_change':
         this.priceChange(msg, receivedAtMs);
         return;
-      case 'best_bid_ask':
-        this.changed(msg.assetId, this.book.applyTop(msg.assetId, top(msg.bestBid), top(msg.bestAsk)), receivedAtMs, msg);
+      case 'best_bid_ask': {
+        const record = this.record(msg.assetId);
+        if (record !== undefined) this.changed(record, record.applyTop(top(msg.bestBid), top(msg.bestAsk)), receivedAtMs, msg);
         return;
-      case 'last_trade_price':
-        this.changed(msg.assetId, this.book.applyTrade(msg.assetId, msg.price), receivedAtMs, msg);
+      }
+      case 'last_trade_price': {
+        const record = this.record(msg.assetId);
+        if (record !== undefined) this.changed(record, record.applyTrade(msg.price), receivedAtMs, msg);
         if (this.tradeSink && msg.size !== null) this.tradeSink(msg, receivedAtMs);
         return;
+      }
       default:
         return;
     }
@@ -96,21 +116,57 @@ export class StreamPrices {
    */
   private priceChange(msg: PriceChangeMessage, receivedAtMs: number): void {
     const changes = msg.changes;
-    const n = changes.length;
-    this.book.setLevels(changes);
-    // A message covers one or two tokens: a scan of the few later entries beats a Set here.
-    for (let i = 0; i < n; i++) {
+    const runs = this.runs;
+    const lastEntry = this.lastEntry;
+    let token: string | undefined;
+    let record: TokenRecord | undefined;
+    let run = -1;
+    runs.length = 0;
+    // A message covers one or two tokens, each in a run of entries: one lookup per run, and a scan
+    // of the few runs so far (not a Set) finds a token met before.
+    for (let i = 0; i < changes.length; i++) {
       const c = changes[i]!;
-      let last = true;
-      for (let j = i + 1; j < n && last; j++) last = changes[j]!.assetId !== c.assetId;
-      if (!last) continue;
-      const changed = msg.legacy ? this.book.applyLevelTop(c.assetId) : this.book.applyTop(c.assetId, top(c.bestBid), top(c.bestAsk));
-      this.changed(c.assetId, changed, receivedAtMs, msg);
+      if (c.assetId !== token) {
+        token = c.assetId;
+        record = this.record(token);
+        if (record === undefined) continue;
+        run = runs.indexOf(record);
+        if (run < 0) run = runs.push(record) - 1;
+      }
+      if (record === undefined) continue;
+      lastEntry[run] = i;
+      record.keptLevels().apply(c.side, c.price, c.size);
+    }
+    const n = runs.length;
+    if (n === 0) return;
+    // Tokens in the order of their last entries (one or two in practice: no sort to speak of).
+    if (n > 1) this.orderRuns(n);
+    for (let r = 0; r < n; r++) {
+      const rec = runs[r]!;
+      const c = changes[lastEntry[r]!]!;
+      this.changed(rec, msg.legacy ? rec.applyLevelTop() : rec.applyTop(top(c.bestBid), top(c.bestAsk)), receivedAtMs, msg);
+    }
+    runs.length = 0;
+  }
+
+  /** Sorts the runs by their last entry (insertion sort: a handful at most). */
+  private orderRuns(n: number): void {
+    const { runs, lastEntry } = this;
+    for (let i = 1; i < n; i++) {
+      const rec = runs[i]!;
+      const last = lastEntry[i]!;
+      let j = i - 1;
+      for (; j >= 0 && lastEntry[j]! > last; j--) {
+        runs[j + 1] = runs[j]!;
+        lastEntry[j + 1] = lastEntry[j]!;
+      }
+      runs[j + 1] = rec;
+      lastEntry[j + 1] = last;
     }
   }
 
-  /** `price` is what a PriceBook update answers: the new displayed price, undefined when it did not change (or is unknown). */
-  private changed(token: string, price: number | undefined, receivedAtMs: number, msg: MarketMessage): void {
-    if (price !== undefined) this.sink(token, price, receivedAtMs, msg);
+  /** `price` is what a book update answers: the new displayed price, undefined when it did not change. */
+  private changed(record: TokenRecord, price: number | undefined, receivedAtMs: number, msg: MarketMessage): void {
+    if (price !== undefined) this.sink(record, price, receivedAtMs, msg);
   }
 }

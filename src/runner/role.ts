@@ -8,6 +8,7 @@ import { createClosingSoonChecker, type ClosingSoonChecker } from './closing-soo
 import type { DeliveryHandoff } from '../delivery/handoff.js';
 import { createEngineRunner, type EngineRunner } from './engine-runner.js';
 import { startFeedHealth, type FeedHealthMonitor } from './feed-health.js';
+import { createBookFallback } from './book-fallback.js';
 import { StreamPrices } from './prices-from-stream.js';
 import { joinShards, type ShardMembership } from './shards.js';
 import { TokenPriceStore } from './token-prices.js';
@@ -34,6 +35,11 @@ export interface EngineRoleOptions {
   ruleClock?: () => number;
   /** Joins the firing writes to this process's delivery worker, when it runs one (handoff.ts). */
   handoff?: DeliveryHandoff;
+  /**
+   * How long a newly followed token waits for the stream's `book` snapshot before its book is
+   * asked for by REST (ms, default BOOK_FALLBACK_MS).
+   */
+  bookFallbackMs?: number;
 }
 
 /** One market connection's lag, for /readyz and /metrics. */
@@ -61,6 +67,13 @@ export interface EngineRole {
 
 /** Keys of member lists whose `ready` announcements are kept (a change may be seen late). */
 const READY_KEYS_KEPT = 16;
+
+/**
+ * How long a newly followed token waits for its stream snapshot before a REST book is asked for.
+ * The venue answers a `subscribe` with a `book` of each added token within milliseconds; the REST
+ * book is for a connection that is down or stalled meanwhile.
+ */
+export const BOOK_FALLBACK_MS = 500;
 
 /** The engine role: rules from the database, prices from the venue stream, firings to the database. */
 export async function startEngineRole(options: EngineRoleOptions): Promise<EngineRole> {
@@ -95,9 +108,11 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
     });
+  const records = runner.records;
   const prices = new StreamPrices(
-    (token, price, receivedAtMs, msg) => runner.onMessagePrice(token, price, receivedAtMs, msg),
+    (record, price, receivedAtMs, msg) => runner.onMessagePrice(record, price, receivedAtMs, msg),
     (msg, receivedAtMs) => runner.onTrade(msg, receivedAtMs),
+    records,
   );
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
@@ -105,7 +120,8 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   let watched = new Set<string>();
   const watch = () => {
     const next = new Set(runner.tokens().filter(evaluates));
-    for (const t of watched) if (!next.has(t)) prices.book.forget(t);
+    for (const t of watched) if (!next.has(t)) records.unwatch(t);
+    for (const t of next) records.watch(t);
     for (const t of handingOver.keys()) if (!next.has(t)) handingOver.delete(t);
     watched = next;
     stream.setTokens(next);
@@ -114,34 +130,26 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     if (started) watch();
   });
 
-  // Newly followed tokens: a fresh book by REST sets their reference (unless the stream's
-  // subscription snapshot did first), so the first comparison is with a price of now. One request
-  // at a time: tokens followed while one is on its way (rules created one after another) go
-  // together in the next, and those the stream's snapshot covered meanwhile are not asked for.
-  let booksWanted = new Set<string>();
-  let booksOnTheirWay = false;
-  const fetchBooks = () => {
-    if (!clobRest || booksOnTheirWay) return;
-    const wanted = [...booksWanted].filter((t) => watched.has(t) && runner.awaitsReference(t));
-    booksWanted = new Set();
-    if (wanted.length === 0) return;
-    booksOnTheirWay = true;
-    clobRest
-      .getBooks(wanted)
-      .then((books) => {
-        const receivedAtMs = Date.now();
-        for (const book of books) if (watched.has(book.assetId) && runner.awaitsReference(book.assetId)) prices.handle(book, receivedAtMs);
-      })
-      .catch((error: unknown) => logger.warn({ err: error, tokens: wanted.length }, 'fetching books of newly followed tokens failed'))
-      .finally(() => {
-        booksOnTheirWay = false;
-        fetchBooks();
-      });
-  };
-  runner.on('following', (tokens) => {
-    for (const t of tokens) booksWanted.add(t);
-    fetchBooks();
+  // Newly followed tokens: the stream's subscription snapshot sets their reference, so the first
+  // comparison is with a price of now. Those still waiting for one after `bookFallbackMs` (the
+  // connection was down or stalled) get a fresh book by REST instead. Asking at once cost as much
+  // as the rest of a create (docs/PERFORMANCE.md, "Sequential creates, seventh round") for a book
+  // the snapshot brings anyway.
+  const books = createBookFallback({
+    waitMs: options.bookFallbackMs ?? BOOK_FALLBACK_MS,
+    wanted: (token) => watched.has(token) && runner.awaitsReference(token),
+    ...(clobRest
+      ? {
+          fetch: async (tokens: string[]) => {
+            const fetched = await clobRest.getBooks(tokens);
+            const receivedAtMs = Date.now();
+            for (const book of fetched) if (watched.has(book.assetId) && runner.awaitsReference(book.assetId)) prices.handle(book, receivedAtMs);
+          },
+        }
+      : {}),
+    logger,
   });
+  runner.on('following', (tokens) => books.followed(tokens));
 
   // Handover: tokens taken from a live member count as followed once the stream's snapshot of
   // them arrived; then this process says so, and the previous owners stop evaluating them.
@@ -198,7 +206,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       else fromGone.push(t);
     }
     runner.awaitReference(fromLive);
-    for (const t of fromLive) prices.book.forget(t);
+    for (const t of fromLive) records.get(t)?.clearBook();
     // Re-arm bands as the previous owner saved them (at start, loading the rules read them).
     if (!starting) await runner.takeOverBands([...fromLive, ...fromGone]);
     // At start the saved prices are already the references (runner.start).
@@ -208,7 +216,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
         const price = saved.get(t);
         if (price !== undefined) runner.adoptReference(t, price);
         else runner.awaitReference([t]);
-        prices.book.forget(t);
+        records.get(t)?.clearBook();
       }
     }
     confirming = new Set(fromLive);
@@ -254,7 +262,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     checkIntervalMs: options.feedCheckIntervalMs,
     ...(options.now ? { now: options.now } : {}),
     connections: () => stream.feedState(),
-    lastPrice: (token) => prices.book.displayed(token),
+    lastPrice: (token) => records.get(token)?.shown,
     // The book taken after the gap decides: evaluated by the engine like any book (a crossing
     // made in the gap fires once), then read back as the first fresh price.
     refresh: async (tokens) => {
@@ -266,7 +274,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       }
       const fresh = new Map<string, number>();
       for (const t of mine) {
-        const price = prices.book.displayed(t);
+        const price = records.get(t)?.shown;
         if (price !== undefined) fresh.set(t, price);
       }
       return fresh;
@@ -294,6 +302,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       }));
     },
     async stop() {
+      books.stop();
       venueRequests.abort(new Error('engine stopping'));
       await feedHealth.stop();
       await closingSoon.stop();

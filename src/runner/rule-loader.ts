@@ -5,6 +5,7 @@ import type { FiringWriter } from './firing-writer.js';
 import type { PriceReferences } from './references.js';
 import type { RuleSet } from './rule-set.js';
 import type { TokenPriceStore } from './token-prices.js';
+import type { TokenRecords } from './token-records.js';
 
 export interface RuleLoaderOptions {
   now: () => number;
@@ -13,6 +14,8 @@ export interface RuleLoaderOptions {
   references: PriceReferences;
   writer: FiringWriter;
   prices: TokenPriceStore;
+  /** Kept while price rules follow their token (this loader says which). */
+  records: TokenRecords;
   /** The set of followed tokens changed (all of them). */
   onTokensChanged: (tokens: string[]) => void;
   /** Rules started following these tokens after the first load. */
@@ -27,7 +30,7 @@ export class RuleLoader {
 
   /** Replaces the rules of these subscriptions (every subscription when undefined) with `pairs`, their expansion (expand.ts). */
   load(subscriptionIds: readonly string[] | undefined, pairs: readonly RulePair[]): void {
-    const { now, index, rules, references, writer, prices } = this.options;
+    const { now, index, rules, references, writer, prices, records } = this.options;
     let tokensChanged = false;
     // Tokens followed before this reload; a reload that keeps following one keeps its reference.
     const dropped = new Set<string>();
@@ -61,6 +64,7 @@ export class RuleLoader {
       if (pair.lastFiredAtMs !== null && holding.has(`${pair.subscriptionId}:${pair.marketId}`)) rule.moveHolding = true;
       if (firstOfToken && !dropped.delete(pair.token)) {
         tokensChanged = true;
+        records.follow(pair.token);
         // The price remembered from before nobody followed the token is stale: forget it before
         // the rule is added, so neither a crossing nor a level rule is judged against it. (At
         // start the saved prices stay: they are the ones the rules saw before the engine stopped.)
@@ -75,6 +79,7 @@ export class RuleLoader {
       tokensChanged = true;
       references.forget(token);
       prices.remove(token);
+      records.unfollow(token);
     }
     if (dropped.size > 0) writer.savePricesSoon();
     if (!subscriptionIds) index.settleAll();

@@ -6,12 +6,28 @@ import { tokenPrices } from '../db/schema/index.js';
 export type PriceBatch = [string, number | null][];
 
 /**
+ * Where a token's unsaved price is kept: on its record (token-records.ts), so noting a price needs
+ * no lookup. `saveSeq` orders it against a removal of the same token.
+ */
+export interface PriceSlot {
+  readonly token: string;
+  savePrice: number;
+  saveSeq: number;
+  saveQueued: boolean;
+}
+
+/**
  * Last evaluated price per token, saved in batches so a restart, or another engine taking the
  * token over, knows the price the rules last saw. A token no rule follows has no row: its old price
  * must never become the crossing reference of a rule created later.
  */
 export class TokenPriceStore {
-  private dirty = new Map<string, number | null>();
+  /** Slots with a price noted since the last take (each once). */
+  private noted: PriceSlot[] = [];
+  /** Tokens whose row goes, with the sequence number of the removal. */
+  private removed = new Map<string, number>();
+  /** Orders notes and removals: of a token's, the later one is what a take answers. */
+  private seq = 0;
 
   constructor(private readonly database: Database) {}
 
@@ -32,23 +48,41 @@ export class TokenPriceStore {
     return found;
   }
 
-  set(token: string, price: number): void {
-    this.dirty.set(token, price);
+  /** A price to save (the latest noted before the next take is the one saved). */
+  set(slot: PriceSlot, price: number): void {
+    slot.savePrice = price;
+    slot.saveSeq = ++this.seq;
+    if (slot.saveQueued) return;
+    slot.saveQueued = true;
+    this.noted.push(slot);
   }
 
   /** The token is followed no more: its row goes with the next save. */
   remove(token: string): void {
-    this.dirty.set(token, null);
+    this.removed.set(token, ++this.seq);
   }
 
   get hasChanges(): boolean {
-    return this.dirty.size > 0;
+    return this.noted.length > 0 || this.removed.size > 0;
   }
 
-  /** The prices changed since the last call, taken now; `saveIn` writes them later. */
+  /**
+   * The prices changed since the last call, taken now; `saveIn` writes them later. One entry per
+   * token: a token dropped and followed again has had two slots, and the later note or removal wins.
+   */
   takeChanged(): PriceBatch {
-    const batch = [...this.dirty];
-    this.dirty = new Map();
+    const { noted, removed } = this;
+    this.noted = [];
+    this.removed = new Map();
+    const latest = new Map<string, PriceSlot>();
+    for (const slot of noted) {
+      slot.saveQueued = false;
+      const seen = latest.get(slot.token);
+      if (seen === undefined || seen.saveSeq < slot.saveSeq) latest.set(slot.token, slot);
+    }
+    const batch: PriceBatch = [];
+    for (const [token, slot] of latest) if (!(slot.saveSeq < (removed.get(token) ?? -1))) batch.push([token, slot.savePrice]);
+    for (const [token, seq] of removed) if (!(seq < (latest.get(token)?.saveSeq ?? -1))) batch.push([token, null]);
     return batch;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PriceBook, displayedPrice } from '../../src/engine/displayed-price.js';
+import { TokenBook, displayedPrice } from '../../src/engine/displayed-price.js';
 
 describe('displayed price', () => {
   it('is the midpoint of best bid and best ask when the spread is at most 0.10', () => {
@@ -27,39 +27,43 @@ describe('displayed price', () => {
   });
 });
 
-describe('PriceBook', () => {
+describe('TokenBook', () => {
   it('answers a price update only when the displayed price changes', () => {
-    const book = new PriceBook();
-    expect(book.applyTop('t', 0.39, 0.41)).toBe(0.4);
-    expect(book.applyTop('t', 0.38, 0.42)).toBeUndefined();
-    expect(book.applyTrade('t', 0.45)).toBeUndefined();
-    expect(book.applyTop('t', 0.4, 0.42)).toBe(0.41);
-    expect(book.displayed('t')).toBe(0.41);
+    const book = new TokenBook();
+    expect(book.applyTop(0.39, 0.41)).toBe(0.4);
+    expect(book.applyTop(0.38, 0.42)).toBeUndefined();
+    expect(book.applyTrade(0.45)).toBeUndefined();
+    expect(book.applyTop(0.4, 0.42)).toBe(0.41);
+    expect(book.shown).toBe(0.41);
   });
 
   it('switches to the last trade when a book change widens the spread past 0.10 (poly-websockets defect)', () => {
-    const book = new PriceBook();
-    book.applyTrade('t', 0.45);
-    expect(book.applyTop('t', 0.4, 0.44)).toBe(0.42);
-    expect(book.applyTop('t', 0.4, 0.46)).toBe(0.43);
-    expect(book.applyTop('t', 0.3, 0.46)).toBe(0.45);
-    expect(book.applyTop('t', 0.3, 0.4)).toBe(0.35);
+    const book = new TokenBook();
+    book.applyTrade(0.45);
+    expect(book.applyTop(0.4, 0.44)).toBe(0.42);
+    expect(book.applyTop(0.4, 0.46)).toBe(0.43);
+    expect(book.applyTop(0.3, 0.46)).toBe(0.45);
+    expect(book.applyTop(0.3, 0.4)).toBe(0.35);
   });
 
   it('uses trades when one side of the book is empty (poly-websockets defect)', () => {
-    const book = new PriceBook();
-    expect(book.applyTop('t', 0.4, undefined)).toBeUndefined();
-    expect(book.applyTrade('t', 0.47)).toBe(0.47);
-    expect(book.applyTrade('t', 0.49)).toBe(0.49);
-    expect(book.applyTop('t', 0.48, 0.5)).toBeUndefined(); // midpoint 0.49 equals the trade shown
-    expect(book.applyTop('t', undefined, 0.5)).toBeUndefined();
-    expect(book.applyTrade('t', 0.51)).toBe(0.51);
+    const book = new TokenBook();
+    expect(book.applyTop(0.4, undefined)).toBeUndefined();
+    expect(book.applyTrade(0.47)).toBe(0.47);
+    expect(book.applyTrade(0.49)).toBe(0.49);
+    expect(book.applyTop(0.48, 0.5)).toBeUndefined(); // midpoint 0.49 equals the trade shown
+    expect(book.applyTop(undefined, 0.5)).toBeUndefined();
+    expect(book.applyTrade(0.51)).toBe(0.51);
   });
 
-  it('keeps tokens apart', () => {
-    const book = new PriceBook();
-    book.applyTop('a', 0.1, 0.12);
-    expect(book.applyTop('b', 0.5, 0.52)).toBe(0.51);
-    expect(book.displayed('a')).toBe(0.11);
+  it('forgets everything on clearBook: the next top alone sets the price', () => {
+    const book = new TokenBook();
+    book.applyTrade(0.45);
+    book.applyBook([{ price: 0.4, size: 10 }], [{ price: 0.44, size: 10 }]);
+    expect(book.shown).toBe(0.42);
+    book.clearBook();
+    expect(book.shown).toBeUndefined();
+    expect(book.levels).toBeUndefined();
+    expect(book.applyTop(0.4, undefined)).toBeUndefined(); // no last trade kept to show
   });
 });

@@ -1,17 +1,55 @@
 import { EventEmitter } from 'node:events';
 import { eq } from 'drizzle-orm';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { catalogEvents, catalogMarkets, deliveries, notifications, tokenPrices } from '../../src/db/schema/index.js';
 import type { SimMarket, SimState } from '../../src/simulator/state.js';
 import { createLogger } from '../../src/logger.js';
 import { createEngineRunner, type EngineRunner } from '../../src/runner/engine-runner.js';
+import { startEngineRole, type EngineRole, type EngineRoleOptions } from '../../src/runner/role.js';
 import type { MarketStream } from '../../src/venue/clob/market-socket.js';
 import type { MarketMessage } from '../../src/venue/clob/messages.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
-import type { TestAccount, TestEnv } from '../support/context.js';
+import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
+import { startSimulator } from '../venue/support.js';
 
 export const silent = createLogger('silent');
+
+/**
+ * The file's test database and venue simulator (made before its tests, closed after them), and
+ * engine roles on the simulator's URLs that its tests start (each stopped after its test).
+ */
+export function simulatorSuite() {
+  let env: TestEnv | undefined;
+  let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  const roles: EngineRole[] = [];
+  beforeAll(async () => {
+    env = await createTestEnv();
+    sim = await startSimulator();
+  });
+  afterEach(async () => {
+    for (const role of roles.splice(0)) await role.stop();
+  });
+  afterAll(async () => {
+    await sim?.sim.stop();
+    await env?.close();
+  });
+  return {
+    get env() {
+      return env!;
+    },
+    get sim() {
+      return sim!;
+    },
+    async startRole(options: Partial<EngineRoleOptions> = {}): Promise<EngineRole> {
+      const role = await startEngineRole({
+        database: env!.database, config: env!.config, logger: silent, clobUrl: sim!.urls.clobUrl, clobWsUrl: sim!.urls.clobWsUrl, ...options,
+      });
+      roles.push(role);
+      return role;
+    },
+  };
+}
 
 export interface Clock {
   now: () => number;

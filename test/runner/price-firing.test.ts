@@ -4,9 +4,9 @@ import { tokenPrices } from '../../src/db/schema/index.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import {
-  clock, deliveriesOf, getSub, notificationsOf, seedEvent, startRunner, subscribe, watchlistWith,
+  clock, deliveriesOf, getSub, notificationsOf, seedEvent, silent, startRunner, subscribe, watchlistWith,
 } from './helpers.js';
-import type { EngineRunner } from '../../src/runner/engine-runner.js';
+import { createEngineRunner, type EngineRunner } from '../../src/runner/engine-runner.js';
 import { writeFiring } from '../../src/runner/fire.js';
 import { waitFor } from '../support/wait.js';
 
@@ -171,6 +171,39 @@ describe(`engine runner: price firings (${engineName})`, () => {
       expect(rows.map((r) => [r.payload.marketId, r.payload.detectedValue])).toEqual([[priceMarkets[i]!.id, 0.65]]);
     }
     expect((await notificationsOf(env, tradeSub!)).map((r) => r.payload.marketId)).toEqual([tradeMarket!.id]);
+  });
+
+  it('rules created one after another in a burst are reloaded together and all fire on the next price; a create after a quiet spell is loaded at once', async () => {
+    const a = await env.newAccount();
+    const event = await seedEvent(env.database, { title: 'Ferry delays', markets: 6 });
+    const wl = await watchlistWith(env, a, [event]);
+    const c = clock();
+    // A window long enough that the burst below fits in it on a loaded machine.
+    const runner = createEngineRunner({ database: env.database, logger: silent, now: c.now, flushIntervalMs: 60_000, reloadBatchMs: 2_000 });
+    runners.push(runner);
+    await runner.start();
+    const following: string[][] = [];
+    runner.on('following', (tokens) => following.push(tokens));
+    const [first, ...burst] = event.markets;
+
+    const startedAt = Date.now();
+    const firstSub = await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: first!.id, threshold: 60 });
+    await waitFor(() => { expect(runner.tokens()).toContain(first!.yesTokenId); return true; });
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
+    const burstSubs: string[] = [];
+    for (const m of burst) burstSubs.push(await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, threshold: 60 }));
+    await runner.idle();
+    // One reload for the first create, one for the whole burst.
+    expect(following).toEqual([[first!.yesTokenId], burst.map((m) => m.yesTokenId)]);
+
+    for (const m of event.markets) runner.onPrice(m.yesTokenId, 0.5, c.now());
+    c.advance(100);
+    for (const m of event.markets) runner.onPrice(m.yesTokenId, 0.65, c.now());
+    await runner.idle();
+    for (const [i, subId] of [firstSub, ...burstSubs].entries()) {
+      const rows = await notificationsOf(env, subId);
+      expect(rows.map((r) => [r.payload.marketId, r.payload.detectedValue])).toEqual([[event.markets[i]!.id, 0.65]]);
+    }
   });
 
   it('Watchlist scope fires for each market of the watchlist', async () => {

@@ -15,7 +15,7 @@ function feed(frames: string[]) {
     for (const msg of parseMarketFrame(frame, silent)) p.handle(msg, 1);
     seen.push([...sink]);
   }
-  return { seen, book: p.book };
+  return { seen, records: p.records };
 }
 
 /** A fixture holding an array of messages, split into one frame per message. */
@@ -28,12 +28,12 @@ describe('StreamPrices with kept levels', () => {
   });
 
   it('matches levels written ".45" and "0.45" as one (poly-websockets defect)', () => {
-    const { seen, book } = feed(framesOf('ws-leading-dot-move.json'));
+    const { seen, records } = feed(framesOf('ws-leading-dot-move.json'));
     // Book: bids .40/.45, asks .47/.50 → 0.46. The changes remove .45 and .47 (written "0.470"),
     // resize "0.4" and add ask .44: bid 0.40, ask 0.44 → 0.42.
     expect(seen).toEqual([[0.46], [0.42]]);
-    expect(book.levels(TOKEN)?.bids.sizeAt(0.4)).toBe(25);
-    expect(book.levels(TOKEN)?.asks.size).toBe(2);
+    expect(records.get(TOKEN)?.levels?.bids.sizeAt(0.4)).toBe(25);
+    expect(records.get(TOKEN)?.levels?.asks.size).toBe(2);
   });
 
   it('applies all of a message’s changes before showing a price (no half-applied book)', () => {
@@ -69,7 +69,7 @@ describe('StreamPrices with kept levels', () => {
 
   it('sets each token of a two-token price_change from that token’s last entry', () => {
     const seen: [string, number][] = [];
-    const p = new StreamPrices((t, price) => seen.push([t, price]));
+    const p = new StreamPrices((record, price) => seen.push([record.token, price]));
     const entry = (asset_id: string, price: string, best_bid: string, best_ask: string) => ({ asset_id, price, size: '1', side: 'BUY', hash: 'h', best_bid, best_ask });
     const frame = JSON.stringify({
       event_type: 'price_change', market: '0xm', timestamp: '5',
@@ -84,7 +84,7 @@ describe('StreamPrices trades', () => {
   it('hands every trade with a size to the trade sink, after the price it set, and nothing else', () => {
     const seen: string[] = [];
     const p = new StreamPrices(
-      (t, price) => seen.push(`price ${t} ${price}`),
+      (record, price) => seen.push(`price ${record.token} ${price}`),
       (msg, at) => seen.push(`trade ${msg.assetId} ${msg.price}×${msg.size} ${msg.side} ${at}`),
     );
     const frame = JSON.stringify([

@@ -79,7 +79,7 @@ describe('market stream against the simulator', () => {
     const { stream, received } = open();
     const market = markets[20] as SimMarket;
     const shown = new Map<string, number>();
-    const prices = new StreamPrices((token, price) => shown.set(token, price));
+    const prices = new StreamPrices((record, price) => shown.set(record.token, price));
     stream.on('message', (msg, at) => prices.handle(msg, at));
     stream.setTokens(market.tokenIds);
     await waitFor(() => bookFor(received, market.tokenIds[0]), { timeoutMs: 3000, message: 'initial book' });
