@@ -68,13 +68,11 @@ export async function claimDueDeliveries(
   const rows = await database.rows<ClaimedRow>(
     sql`
     with no_flush_wait as materialized ${NO_FLUSH_WAIT},
-    picked as (
-      select id, batch_key from deliveries
-      where status = 'PENDING' and due_at <= ${due} and (lease_until is null or lease_until < now())
-      order by due_at
-      limit ${limit}::int
-      for update skip locked
-    ),
+    -- The first due, in due order, locked: a function of its own, so that its plan is the ordered
+    -- index scan whatever the table's statistics say (drizzle/0021_claim_in_due_order.sql). Nothing
+    -- else here filters on status where an index could take it: statistics from a short queue make
+    -- such a filter look free, and the plan then reads every pending row.
+    picked as (select id, batch_key from pick_due_deliveries(${limit}::int, ${due})),
     -- The batches this claim takes: a key is locked only once picked (a lock in picked's filter would
     -- be tried on every row the scan reads, before the limit), in a class of its own (coordination.ts).
     -- Another worker's claim of the same batch finds the lock taken and leaves the batch to this one.
@@ -82,26 +80,30 @@ export async function claimDueDeliveries(
       select k.batch_key from (select distinct batch_key from picked where batch_key is not null) k
       where pg_try_advisory_xact_lock(${BATCH_LOCK_CLASS}::int, hashtext(k.batch_key))
     ),
-    -- the rest of the picked batches, key by key through the partial index on batch_key
+    -- The rest of the picked batches, key by key through the partial index on batch_key, each row
+    -- locked (waiting for a writer of it, then read as it is now) and checked after its lock: the
+    -- checks stay out of the scan behind offset 0.
     batch_rest as (
-      select d.id from batch_keys k
+      select r.id from batch_keys k
       cross join lateral (
-        select id from deliveries
-        where batch_key is not null and batch_key = k.batch_key
-          and status = 'PENDING' and (lease_until is null or lease_until < now())
-        offset 0 -- kept a subquery per key: an index lookup each, never a walk of every held delivery
-      ) d
-      where d.id not in (select id from picked)
+        select d.id, d.status, d.lease_until from deliveries d
+        where d.batch_key = k.batch_key
+        offset 0
+        for update of d
+      ) r
+      where r.status = 'PENDING' and (r.lease_until is null or r.lease_until < now())
+        and r.id not in (select id from picked)
     ),
+    -- Every row here is locked by this statement and was checked as it is now, so the update finds
+    -- them by id and checks nothing again. The pick runs on a snapshot of its own, taken after this
+    -- statement's: a delivery committed in between can be picked but is not seen here, so it is
+    -- left unleased (its write's notice claims it next), never leased without being answered.
     claimed as (
       update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
       where id in (
           select id from picked where batch_key is null or batch_key in (select batch_key from batch_keys)
           union all select id from batch_rest
         )
-        -- checked again on the row as it is now: batch_rest's rows are read, not locked, and another
-        -- worker may have claimed or settled one since this statement's snapshot
-        and status = 'PENDING' and (lease_until is null or lease_until < now())
       returning id, notification_id, position, channel_type, settings, attempts, lease_until, batch_key
     )
     ${selectClaimedWithContext('claimed')}

@@ -54,14 +54,19 @@ async function fireHanded(handoff: DeliveryHandoff, a: TestAccount, sub: Sub, co
   }
 }
 
-/** The real database, with the worker's claim statements counted on their way to it. */
+/**
+ * The real database, with the worker's claim statements counted once answered (a wait for the
+ * start claim then knows it is over: a hand-off or send that finishes while it still runs frees
+ * a slot as if the queue had a backlog, and claims again, on a loaded machine).
+ */
 function countingClaims(database: Database) {
   const dialect = new PgDialect();
   const counted = { claims: 0 };
-  const rows: Database['rows'] = (query, on) => {
-    if (dialect.sqlToQuery(query).sql.includes('for update skip locked')) counted.claims++;
-    return database.rows(query, on);
-  };
+  const rows = (<T extends Record<string, unknown>>(...args: Parameters<Database['rows']>) => {
+    const answer = database.rows<T>(...args);
+    if (!dialect.sqlToQuery(args[0]).sql.includes('pick_due_deliveries(')) return answer;
+    return answer.finally(() => counted.claims++);
+  }) satisfies Database['rows'];
   return { database: { ...database, rows }, counted };
 }
 

@@ -55,7 +55,10 @@ export const deliveries = pgTable(
   },
   (t) => [
     uniqueIndex('deliveries_notification_channel_idx').on(t.notificationId, t.position),
-    index('deliveries_due_idx').on(t.status, t.dueAt),
+    // The claim's queue: pending deliveries in due order. Partial, so a delivery leaves it when it is
+    // settled (sent, failed) and the index holds the queue only, not the history; the claim reads it
+    // in order through pick_due_deliveries (drizzle/0021), whatever the table's statistics say.
+    index('deliveries_pending_due_idx').on(t.dueAt).where(sql`status = 'PENDING'`),
     index('deliveries_batch_idx').on(t.batchKey).where(sql`batch_key is not null`),
   ],
 );
