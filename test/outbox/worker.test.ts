@@ -149,12 +149,14 @@ describe(`delivery worker (${engineName})`, () => {
     const webhook = { type: 'Webhook' as const, settings: { webhookUrl: `${hook.url}/hook` } };
     const sub = await createSubscription(env, a, [{ type: 'In App' }, webhook]);
     expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual([undefined, undefined]);
+    // Both fired before the worker starts: a worker already running could send the first before
+    // the receiver knows to fail it (seen under load).
+    const first = await fire(env, a, sub);
+    failing = first.id;
+    const second = await fire(env, a, sub);
     const worker = await startWorker(env.database, env.config);
     try {
       // The first notification fails its three tries after the second one was sent.
-      const first = await fire(env, a, sub);
-      failing = first.id;
-      const second = await fire(env, a, sub);
       await waitFor(async () => (await deliveryRows(first.id))[1]?.status === 'FAILED');
       await waitFor(async () => (await deliveryRows(second.id))[1]?.status === 'SENT');
       expect(await channelStatuses(a.auth, sub.subscriptionId)).toEqual(['SENT', 'SENT']);
