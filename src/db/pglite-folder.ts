@@ -5,6 +5,7 @@ import path from 'node:path';
 import { copyPgliteImage, currentPgliteImage } from './pglite-image.js';
 import { createPrivateDataDir, folderIsPrivate, makeTreePrivate } from './private-files.js';
 import { PrivateNodeFS } from './private-pglite-fs.js';
+import type { CompiledWasm } from './pglite-wasm.js';
 
 // Opening a PGlite folder needs neither drizzle nor the schema: main.ts starts it before the rest
 // of the service's code loads, so the two overlap (docs/PERFORMANCE.md, Start time).
@@ -28,8 +29,10 @@ const PGLITE_MEMORY_OPTIONS = {
 /**
  * Opens (or makes) the PGlite folder `dataDir`, private to the service's user. `fromImage` false:
  * a new folder runs initdb instead of starting from the build's image (making the image).
+ * `wasmModule`: PGlite's WebAssembly already compiling (`compilePgliteWasm`); without it, or if
+ * it came to nothing, PGlite compiles its own.
  */
-export async function openPgliteFolder(dataDir: string, fromImage = true): Promise<PGlite> {
+export async function openPgliteFolder(dataDir: string, fromImage = true, wasmModule?: Promise<CompiledWasm | undefined>): Promise<PGlite> {
   await createPrivateDataDir(dataDir);
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
   if (fresh && fromImage) {
@@ -40,7 +43,8 @@ export async function openPgliteFolder(dataDir: string, fromImage = true): Promi
   // Decided before the open, which leaves the folder's own mode as it was.
   const walk = fresh || !(await folderIsPrivate(dataDir));
   const fs = new PrivateNodeFS(dataDir);
-  const pg = await PGlite.create(dataDir, { ...PGLITE_MEMORY_OPTIONS, extensions: PGLITE_EXTENSIONS, fs });
+  const pgliteWasmModule = await wasmModule;
+  const pg = await PGlite.create(dataDir, { ...PGLITE_MEMORY_OPTIONS, extensions: PGLITE_EXTENSIONS, fs, ...(pgliteWasmModule ? { pgliteWasmModule } : {}) });
   if (walk || !fs.hooked) await makeTreePrivate(dataDir);
   return pg;
 }
