@@ -88,12 +88,13 @@ export interface EngineRunner {
   onTrade(msg: LastTradeMessage, receivedAtMs: number): void;
   /**
    * The token's known price is not one the rules may compare with (the token was just followed,
-   * or another engine evaluated it until now): its next price only sets the reference.
+   * or another engine evaluated it until now): its next price only sets the reference. Tokens no
+   * rule follows any more are skipped.
    */
   awaitReference(tokens: readonly string[]): void;
   /** Whether the token's next price will only set its reference. */
   awaitsReference(token: string): boolean;
-  /** Takes over the price another engine last evaluated, as the reference; no crossing fires. */
+  /** Takes over the price another engine last evaluated, as the reference; no crossing fires (skipped when no rule follows the token). */
   adoptReference(token: string, price: number): void;
   /**
    * Takes the re-arm bands of these tokens' rules from the database: the engine that evaluated
@@ -127,9 +128,18 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const index = new RuleIndex({ reportBandChanges: true });
   const rules = new RuleSet();
   // A dropped record's dense index goes back to the index: tokens that come and go leave nothing.
+  // Its open minute is closed, so a record of the token made again within the minute writes that
+  // minute last. A token no rule follows any more (a trade-only token whose rule went: the loader
+  // removes the rows of price-followed ones) loses its saved price, which a price rule created
+  // later must not take as its reference; a token handed to another engine keeps it.
   const records = new TokenRecords((record) => {
     index.releaseToken(record.token);
     record.index = -1;
+    writer.closeMinute(record);
+    if (!followed(record.token)) {
+      prices.remove(record.token);
+      writer.savePricesSoon();
+    }
   });
   const references = new PriceReferences(index, records);
   const prices = new TokenPriceStore(database);
@@ -147,6 +157,8 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   });
   const intake = new PriceIntake(references, writer, now);
   const trades = new TradeRunner({ database, now, writer });
+  /** Whether a price or trade rule follows the token. */
+  const followed = (token: string) => rules.follows(token) || trades.watches(token);
   const allTokens = () => {
     const tokens = rules.tokens();
     const seen = new Set(tokens);
@@ -218,7 +230,9 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
         if (rules.follows(tokenId)) continue;
         references.forget(tokenId);
         prices.remove(tokenId);
-        index.releaseToken(tokenId);
+        // A record kept from before a stop (the stream still carries the token) holds the dense
+        // index: it goes back when the record is dropped, never while a record points at it.
+        if (records.get(tokenId) === undefined) index.releaseToken(tokenId);
       }
       writer.savePricesSoon();
       logger.info({ rules: index.size, tradeRules: trades.size, tokens: rules.tokenCount }, 'engine rules loaded');
@@ -250,11 +264,14 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
     onTrade(msg, receivedAtMs) {
       trades.onTrade(msg, receivedAtMs);
     },
+    // The role calls these after awaits (a takeover) during which a token's last rule may have
+    // gone: a token no rule follows gets no record nor dense index that nothing would drop.
     awaitReference(tokens) {
-      for (const token of tokens) references.await(token);
+      for (const token of tokens) if (followed(token)) references.await(token);
     },
     awaitsReference: (token) => references.awaits(token),
     adoptReference(token, price) {
+      if (!followed(token)) return;
       const nowMs = now();
       writer.add(references.adopt(token, price, nowMs), { receivedAtMs: nowMs });
       saveBandChanges();

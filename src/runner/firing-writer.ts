@@ -147,6 +147,14 @@ export class FiringWriter {
     this.savePricesSoon();
   }
 
+  /**
+   * The token's record was dropped: its open minute is closed now, so a later record of the same
+   * token (followed again within the minute) writes that minute after it, with the newer price.
+   */
+  closeMinute(slot: SampleSlot): void {
+    this.samples.close(slot);
+  }
+
   /** Schedules a save of the changed prices, unless one is scheduled or the writer is stopped. */
   savePricesSoon(): void {
     if (this.priceTimer || !this.accepting) return;

@@ -49,6 +49,17 @@ export class MinuteSampler {
     if (minuteMs < this.oldestOpen) this.oldestOpen = minuteMs;
   }
 
+  /**
+   * The slot is dropped (its token's record went): its open minute is handed over now, so it is
+   * written before any minute of a later slot of the same token (the later write wins). The slot
+   * stays listed as open without a sample until the next take; it is not noted again.
+   */
+  close(slot: SampleSlot): void {
+    if (slot.sample === undefined) return;
+    this.closed.push(slot.sample);
+    slot.sample = undefined;
+  }
+
   /** Whether a minute has ended and waits to be written, or pruning is due. */
   hasWork(nowMs: number): boolean {
     return this.closed.length > 0 || this.oldestOpen < minuteOf(nowMs) || this.pruneDue(nowMs);
@@ -63,7 +74,8 @@ export class MinuteSampler {
     this.oldestOpen = Infinity;
     const stillOpen: SampleSlot[] = [];
     for (const slot of this.open) {
-      const sample = slot.sample!;
+      const sample = slot.sample;
+      if (sample === undefined) continue; // closed when its record was dropped
       if (all || sample.minuteMs < current) {
         batch.push(sample);
         slot.sample = undefined;

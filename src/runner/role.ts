@@ -209,7 +209,8 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     for (const t of fromLive) records.get(t)?.clearBook();
     // Re-arm bands as the previous owner saved them (at start, loading the rules read them).
     if (!starting) await runner.takeOverBands([...fromLive, ...fromGone]);
-    // At start the saved prices are already the references (runner.start).
+    // At start the saved prices are already the references (runner.start). A token whose last
+    // rule went during these awaits is skipped by the runner (no record nor index left for it).
     if (fromGone.length > 0 && !starting) {
       const saved = await savedPrices.load(fromGone);
       for (const t of fromGone) {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { catalogEvents, catalogMarkets, deliveries, notifications, tokenPrices } from '../../src/db/schema/index.js';
+import { catalogEvents, catalogMarkets, deliveries, notifications, priceSamples, tokenPrices } from '../../src/db/schema/index.js';
 import type { SimMarket, SimState } from '../../src/simulator/state.js';
 import { createLogger } from '../../src/logger.js';
 import { createEngineRunner, type EngineRunner } from '../../src/runner/engine-runner.js';
@@ -138,6 +138,12 @@ export async function movePrice(controlUrl: string, marketId: string, price: num
 }
 
 /** The price the engine saved for a token (the last one it evaluated), if any. */
+/** A token's saved minute samples, oldest first. */
+export async function savedSamples(database: Database, token: string): Promise<{ minute: string; price: number }[]> {
+  const rows = await database.db.select().from(priceSamples).where(eq(priceSamples.tokenId, token)).orderBy(priceSamples.minute);
+  return rows.map((r) => ({ minute: r.minute.toISOString(), price: r.price }));
+}
+
 export async function savedPrice(database: Database, token: string): Promise<number | undefined> {
   return (await database.db.select().from(tokenPrices).where(eq(tokenPrices.tokenId, token)))[0]?.price;
 }

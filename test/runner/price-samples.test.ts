@@ -1,10 +1,9 @@
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceSamples } from '../../src/db/schema/index.js';
 import { createEngineRunner } from '../../src/runner/engine-runner.js';
 import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { clock, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';
+import { clock, savedSamples, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';
 import { expectNothingFor, waitFor } from '../support/wait.js';
 
 let env: TestEnv;
@@ -16,10 +15,7 @@ afterAll(() => env?.close());
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
-async function samplesOf(token: string) {
-  const rows = await env.database.db.select().from(priceSamples).where(eq(priceSamples.tokenId, token)).orderBy(priceSamples.minute);
-  return rows.map((r) => ({ minute: r.minute.toISOString(), price: r.price }));
-}
+const samplesOf = (token: string) => savedSamples(env.database, token);
 
 describe(`engine runner: minute price samples (${engineName})`, () => {
   it('records the last price of each minute of a followed token, once the minute ends, and the open minute at stop', async () => {
