@@ -34,14 +34,17 @@ export class PriceReferences {
 
   /** Takes a price another engine evaluated as the reference (level rules may still fire on it). */
   adopt(token: string, price: number, nowMs: number): readonly Firing[] {
-    const record = this.records.get(token);
-    if (record !== undefined) record.awaiting = false;
+    this.awaitNoMore(token);
     return this.index.setPrice(token, price, nowMs);
   }
 
   /** No rule follows the token any more: its price must not become a later rule's reference. */
   forget(token: string): void {
     this.index.forgetPrice(token);
+    this.awaitNoMore(token);
+  }
+
+  private awaitNoMore(token: string): void {
     const record = this.records.get(token);
     if (record !== undefined) record.awaiting = false;
   }

@@ -135,15 +135,17 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   // connection was down or stalled) get a fresh book by REST instead. Asking at once cost as much
   // as the rest of a create (docs/PERFORMANCE.md, "Sequential creates, seventh round") for a book
   // the snapshot brings anyway.
+  const awaitsBook = (token: string) => watched.has(token) && runner.awaitsReference(token);
   const books = createBookFallback({
     waitMs: options.bookFallbackMs ?? BOOK_FALLBACK_MS,
-    wanted: (token) => watched.has(token) && runner.awaitsReference(token),
+    wanted: awaitsBook,
     ...(clobRest
       ? {
           fetch: async (tokens: string[]) => {
             const fetched = await clobRest.getBooks(tokens);
             const receivedAtMs = Date.now();
-            for (const book of fetched) if (watched.has(book.assetId) && runner.awaitsReference(book.assetId)) prices.handle(book, receivedAtMs);
+            // Asked again on arrival: the stream's snapshot may have set the reference meanwhile.
+            for (const book of fetched) if (awaitsBook(book.assetId)) prices.handle(book, receivedAtMs);
           },
         }
       : {}),
