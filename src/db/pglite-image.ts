@@ -8,10 +8,11 @@ import { makeTreePrivate } from './private-files.js';
 
 // A new PGlite folder costs initdb: ~3.5–4.5 s and a ~700 MB peak (PGlite 0.5 copies its whole
 // WebAssembly heap around between initdb's runs), more than a 1 GB host can give. The build makes
-// one initialised and migrated folder (dist/pglite-image); a first start copies it (~40 MB of
-// files, well under a second) and then opens it like any later start. Migrations newer than the
-// image run on top of it as usual. A folder holds no account or secret until the service's first
-// start writes them, so every install may start from the same image.
+// one initialised and migrated folder (dist/pglite-image); a first start copies it (528 files,
+// 12 MB: no template databases, 1 MB WAL segments; build-image.ts) and then opens it like any
+// later start. Migrations newer than the image run on top of it as usual. A folder holds no
+// account or secret until the service's first start writes them, so every install may start from
+// the same image.
 
 /** Where the build puts the image, and beside it what it was made from. */
 const imageDir = () => path.join(packageRoot(), 'dist', 'pglite-image');

@@ -37,6 +37,8 @@ const setting = async (database: Database, name: string) =>
 const databases = async (database: Database) =>
   (await database.rows<{ datname: string }>(sql`select datname from pg_database order by datname`)).map((r) => r.datname);
 
+const applied = async (database: Database) =>
+  (await database.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`))[0]?.n;
 const journal = async () => (await readdir(path.resolve(import.meta.dirname, '../../drizzle'))).filter((f) => f.endsWith('.sql')).length;
 
 describe('a new PGlite folder', () => {
@@ -46,8 +48,7 @@ describe('a new PGlite folder', () => {
       const dir = await newDir();
       const database = await openDatabase({ dataDir: dir });
       try {
-        const [applied] = await database.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-        expect(applied?.n).toBe(await journal());
+        expect(await applied(database)).toBe(await journal());
         const [accounts] = await database.rows<{ n: number }>(sql`select count(*)::int as n from accounts`);
         expect(accounts?.n).toBe(0);
         const [buffers] = await database.rows<{ v: string }>(sql`select current_setting('shared_buffers') as v`);
@@ -73,8 +74,7 @@ describe('a new PGlite folder', () => {
         const [schema] = await database.rows<{ n: number }>(sql`select count(*)::int as n from pg_namespace where nspname = 'drizzle'`);
         expect(schema?.n).toBe(0);
         await migrate(database);
-        const [applied] = await database.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-        expect(applied?.n).toBe(await journal());
+        expect(await applied(database)).toBe(await journal());
       } finally {
         await database.close();
       }
@@ -134,8 +134,7 @@ describe('a new PGlite folder', () => {
         expect(await setting(database, 'wal_segment_size')).toBe('16MB');
         expect(await setting(database, 'max_wal_size')).toBe('1GB');
         await migrate(database);
-        const [applied] = await database.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-        expect(applied?.n).toBe(await journal());
+        expect(await applied(database)).toBe(await journal());
         const account = await insertAccountWithToken(database.db, { name: 'admin', isAdmin: true });
         const [accounts] = await database.rows<{ id: string }>(sql`select id from accounts`);
         expect(accounts?.id).toBe(account.userId);
