@@ -13,11 +13,16 @@ beforeAll(async () => {
 });
 afterAll(() => database?.drop());
 
+/** The app with its log lines kept in memory. */
+function loggedApp() {
+  const chunks: string[] = [];
+  const logger = createLogger('info', { write: (line: string) => chunks.push(line) });
+  return { chunks, ...createApp({ config: parseConfig(TEST_SETTINGS), database, logger, readiness: async () => ({ ready: true }) }) };
+}
+
 describe(`the request id in service logs (${engineName})`, () => {
   it("every line a service logs for a request carries that request's X-Request-Id", async () => {
-    const chunks: string[] = [];
-    const logger = createLogger('info', { write: (line: string) => chunks.push(line) });
-    const { app, close } = createApp({ config: parseConfig(TEST_SETTINGS), database, logger, readiness: async () => ({ ready: true }) });
+    const { chunks, app, close } = loggedApp();
     try {
       const { token } = await insertAccountWithToken(database.db, {});
       const res = await supertest(app)
@@ -39,9 +44,7 @@ describe(`the request id in service logs (${engineName})`, () => {
   // fields, the URL's query never (it may carry a token), and the same request binding on the lines
   // a service logs for the request.
   it('logs one line a request: its id, method, path, client address, status and duration, nothing else', async () => {
-    const chunks: string[] = [];
-    const logger = createLogger('info', { write: (line: string) => chunks.push(line) });
-    const { app, close } = createApp({ config: parseConfig(TEST_SETTINGS), database, logger, readiness: async () => ({ ready: true }) });
+    const { chunks, app, close } = loggedApp();
     try {
       const { token } = await insertAccountWithToken(database.db, {});
       await supertest(app).get('/watchlists?access_token=ow_secretsecretsecret&x=1').set('Authorization', `Bearer ${token}`).set('X-Request-Id', 'req-line-1').expect(200);
