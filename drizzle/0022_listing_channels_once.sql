@@ -4,9 +4,9 @@
 -- committed counter with the one it was built at, so a second raise in the same transaction shows
 -- nothing more. A create writes the subscription and its channels in one statement, and an update
 -- that replaces the channels writes the subscription's row in the same transaction: both paid the
--- second raise (~0.17 ms of a create on PGlite, docs/PERFORMANCE.md "Sequential creates, eighth
--- round"). Channels changed without their subscription's row (hand-written SQL, a row written in an
--- earlier transaction) still raise the counter.
+-- second raise (the channels' trigger 0.07-0.09 ms of a PGlite create statement, ~0.03 without it:
+-- docs/PERFORMANCE.md "Sequential creates, eighth round"). Channels changed without their
+-- subscription's row (hand-written SQL, a row written in an earlier transaction) still raise it.
 -- "This transaction wrote the row": its xmin is the transaction's own id. A row written inside a
 -- savepoint carries the subtransaction's id instead, which never equals it: such a channel raises
 -- the counter as before (the savepoint could have been rolled back with the subscription's raise).
