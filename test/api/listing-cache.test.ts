@@ -201,6 +201,32 @@ describe(`the cached subscription listing (${engineName})`, () => {
     expect(await listing(b)).toEqual([]);
   });
 
+  // drizzle/0022: the channels' trigger raises nothing when this transaction wrote the subscription's
+  // row (its own trigger raised the counter); channels changed on their own still raise it.
+  it('raises the counter once for a create with channels, and shows a channel changed on its own', async () => {
+    const version = async () =>
+      (await env.database.rows<{ v: string }>(sql`select version::text as v from subscription_list_versions where account_id = ${a.userId}`))[0]!.v;
+    const wl = await watchlist();
+    await listing();
+    const before = BigInt(await version());
+    const id = await subscribe(wl, [{ type: 'In App' }, { type: 'Webhook', settings: { webhookUrl: ok.url } }]);
+    expect(BigInt(await version())).toBe(before + 1n);
+    expect((await shown(id))!.channels).toHaveLength(2);
+
+    // Not through the service: no write of the subscription's row in this statement.
+    await env.database.db.execute(sql`update subscription_channels set settings = ${JSON.stringify({ webhookUrl: failing.url })}::jsonb
+      where subscription_id = ${id} and position = 1`);
+    expect((await shown(id))!.channels[1]).toEqual({ type: 'Webhook', settings: { webhookUrl: failing.url } });
+    await env.database.db.execute(sql`delete from subscription_channels where subscription_id = ${id} and position = 1`);
+    expect((await shown(id))!.channels).toEqual([{ type: 'In App' }]);
+    await env.database.db.execute(sql`insert into subscription_channels (subscription_id, position, type) values (${id}, 1, 'In App')`);
+    expect((await shown(id))!.channels).toEqual([{ type: 'In App' }, { type: 'In App' }]);
+
+    // The subscription's row written in an earlier transaction, its channels replaced in this one.
+    await env.http.patch(`/subscription/${id}`).set(a.auth).send({ channels: [{ type: 'Webhook', settings: { webhookUrl: ok.url } }] }).expect(200);
+    expect((await shown(id))!.channels).toEqual([{ type: 'Webhook', settings: { webhookUrl: ok.url } }]);
+  });
+
   it('has a counter trigger for insert, update and delete on every table the listing query reads', async () => {
     const source = await readFile(new URL('../../src/services/subscriptions/view.ts', import.meta.url), 'utf8');
     const read = new Set([...source.matchAll(/\b(?:from|join)\s+([a-z_]+)\s+[a-z]\b/g)].map((m) => m[1]!));

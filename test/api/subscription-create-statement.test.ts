@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { SUBSCRIPTION_CHANGED } from '../../src/db/coordination.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
@@ -138,6 +140,67 @@ describe(`creates sent at once (${engineName})`, () => {
       expect(listed.body.subscriptions).toHaveLength(2);
     } finally {
       await env4.close();
+    }
+  });
+});
+
+// drizzle/0023: the limit is checked against the count the subscriptions' trigger keeps beside the
+// account's listing counter, not against a count of the account's rows.
+describe(`the count MAX_SUBSCRIPTIONS is checked against (${engineName})`, () => {
+  it('follows creates, deletes, a deleted watchlist and a subscription moved by hand to another account', async () => {
+    const env2 = await createTestEnv({ MAX_SUBSCRIPTIONS: '2' });
+    try {
+      const [d, f] = [await env2.newAccount(), await env2.newAccount()];
+      const e = await seedEvent(env2.database, { title: 'Lighthouse relit', markets: 2 });
+      const watchlistOf = async (who: TestAccount, name: string) =>
+        (await env2.http.post('/watchlists').set(who.auth).send({ name, events: { [e.id]: {} } }).expect(201)).body.watchList.id as string;
+      const create = (who: TestAccount, wl: string) =>
+        env2.http.post('/subscriptions').set(who.auth).send({
+          watchlistId: wl,
+          subscriptionScope: 'Market',
+          eventId: e.id,
+          marketId: e.markets[0]!.id,
+          subscriptionTypeConfig: { type: 'Crossing', config: { params: { threshold_percent: 30 } } },
+          triggerType: 'Recurring',
+          channels: [{ type: 'In App' }],
+        });
+      const counts = async () => {
+        const rows = await env2.database.rows<{ account: string; kept: number; held: number }>(sql`
+          select a.id as account, coalesce(v.subscriptions, 0)::int as kept, (select count(*) from subscriptions s where s.account_id = a.id)::int as held
+          from accounts a left join subscription_list_versions v on v.account_id = a.id where a.id in (${d.userId}, ${f.userId}) order by a.id`);
+        for (const row of rows) expect(row.kept, row.account).toBe(row.held);
+        return Object.fromEntries(rows.map((r) => [r.account, r.held]));
+      };
+      const [dl1, dl2, fl] = [await watchlistOf(d, 'One'), await watchlistOf(d, 'Two'), await watchlistOf(f, 'Three')];
+
+      const first = (await create(d, dl1).expect(201)).body.subscription.subscriptionId as string;
+      await create(d, dl2).expect(201);
+      expect((await create(d, dl1)).status).toBe(403);
+      await env2.http.delete(`/subscription/${first}`).set(d.auth).expect(200);
+      expect(await counts()).toEqual({ [d.userId]: 1, [f.userId]: 0 });
+      const moved = (await create(d, dl1).expect(201)).body.subscription.subscriptionId as string;
+      expect((await create(d, dl2)).status).toBe(403);
+
+      await env2.database.db.execute(sql`update subscriptions set account_id = ${f.userId} where id = ${moved}`);
+      expect(await counts()).toEqual({ [d.userId]: 1, [f.userId]: 1 });
+      await create(d, dl1).expect(201);
+      await create(f, fl).expect(201);
+      expect((await create(f, fl)).status).toBe(403);
+
+      // A deleted watchlist takes its subscriptions with it: they no longer count.
+      await env2.http.post('/watchlists/delete').set(d.auth).send({ watchListId: dl2 }).expect(200);
+      expect(await counts()).toEqual({ [d.userId]: 1, [f.userId]: 2 });
+      await create(d, dl1).expect(201);
+      expect((await create(d, dl1)).status).toBe(403);
+
+      // The migration's own count of the subscriptions already there, run again on lost counts.
+      const migration = await readFile(new URL('../../drizzle/0023_subscription_counts.sql', import.meta.url), 'utf8');
+      const backfill = migration.split('--> statement-breakpoint').find((part) => part.includes('SELECT account_id, 1, count(*) FROM subscriptions'))!;
+      await env2.database.db.execute(sql`update subscription_list_versions set subscriptions = 0`);
+      await env2.database.db.execute(sql.raw(backfill));
+      expect(await counts()).toEqual({ [d.userId]: 2, [f.userId]: 2 });
+    } finally {
+      await env2.close();
     }
   });
 });

@@ -37,7 +37,8 @@ type Body = z.output<typeof ChatSubscriptionInput>;
  * so the lock is too (a watchlist's let creates into two watchlists pass it together); `no key
  * update` so it does not hold up writes that only reference the account. The watchlist's lock
  * follows all the same: a watchlist deleted meanwhile then answers 404, where the insert's foreign
- * key would fail.
+ * key would fail. The count held is the one the subscriptions' trigger keeps beside the account's
+ * listing counter (drizzle/0023): one row read, where counting the account's rows grew with them.
  */
 async function insertSubscription(ctx: ServiceContext, body: Body): Promise<SubscriptionView> {
   const channels = await checkChannels(ctx, body.channels);
@@ -100,7 +101,7 @@ async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels
   const [row] = await ctx.database.rows<CreatedRow>(
     prepared(sql`with chk as (
         select (select name from watchlists where id = ${body.watchlistId} and account_id = ${accountId}) as watchlist_name,
-          (select count(*) from subscriptions where account_id = ${accountId})::int as held,
+          coalesce((select subscriptions from subscription_list_versions where account_id = ${accountId}), 0) as held,
           exists (select 1 from watchlist_events where watchlist_id = ${body.watchlistId} and event_id = ${eventId}) as event_in_watchlist,
           exists (select 1 from catalog_markets where id = ${marketId} and event_id = ${eventId}) as market_in_event
       ), s as (${subscription} returning *),
