@@ -1,4 +1,3 @@
-ALTER TABLE "subscription_list_versions" ADD COLUMN "subscriptions" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 -- How many subscriptions each account holds, in its listing counter's row: the create's
 -- MAX_SUBSCRIPTIONS check (src/services/subscriptions/create.ts) reads it instead of counting the
 -- account's subscriptions, a scan that grew with them (~0.25 ms of a PGlite create at 1,000, most
@@ -6,8 +5,11 @@ ALTER TABLE "subscription_list_versions" ADD COLUMN "subscriptions" integer DEFA
 -- round"). The subscriptions' listing trigger raises that row in every insert and delete already;
 -- the count changes in the same upsert, so keeping it costs no statement of its own.
 -- No writes to subscriptions while the counts are taken and the trigger replaced (a process still
--- running the old code would insert uncounted rows).
+-- running the old code would insert uncounted rows). Taken before the ALTER TABLE locks
+-- subscription_list_versions: a writer locks subscriptions and then, in its trigger, the counters
+-- table, so the other order could deadlock with a process still running the old code.
 LOCK TABLE subscriptions IN SHARE ROW EXCLUSIVE MODE;--> statement-breakpoint
+ALTER TABLE "subscription_list_versions" ADD COLUMN "subscriptions" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 INSERT INTO subscription_list_versions AS v (account_id, version, subscriptions)
   SELECT account_id, 1, count(*) FROM subscriptions GROUP BY account_id ORDER BY account_id
 ON CONFLICT (account_id) DO UPDATE SET version = v.version + 1, subscriptions = excluded.subscriptions;--> statement-breakpoint

@@ -1,0 +1,76 @@
+// The listing counter's triggers (drizzle/0018, 0022, 0023) on writes the API never makes but an
+// operator's SQL or the delivery worker's batch writes can: cascades, savepoints, channels moved
+// between accounts, channel health updated in bulk.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, engineName } from '../support/db.js';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database?.drop());
+
+const kept = async (account: string) =>
+  (await database.rows<{ n: number | null }>(sql`select (select subscriptions from subscription_list_versions where account_id = ${account}) as n`))[0]!.n;
+const version = async (account: string) =>
+  BigInt((await database.rows<{ v: string }>(sql`select version::text as v from subscription_list_versions where account_id = ${account}`))[0]!.v);
+const insertSubs = (account: string, watchlist: string, prefix: string, n: number) =>
+  database.db.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
+    select ${prefix} || g, ${account}, ${watchlist}, 'Watchlist', 'Crossing', 'Recurring', 'x' from generate_series(1, ${n}::int) g`);
+const account = async (id: string, ...watchlists: string[]) => {
+  await database.db.execute(sql`insert into accounts (id, webhook_secret) values (${id}, 's')`);
+  for (const w of watchlists) await database.db.execute(sql`insert into watchlists (id, account_id, name, query) values (${w}, ${id}, ${w}, '{}')`);
+};
+
+describe(`the kept subscription count through cascades and savepoints (${engineName})`, () => {
+  it('an account deleted with watchlists and subscriptions (two cascade paths) leaves its count at 0, not below', async () => {
+    await account('del', 'del-w1', 'del-w2');
+    await insertSubs('del', 'del-w1', 'del-d1-', 3);
+    await insertSubs('del', 'del-w2', 'del-d2-', 2);
+    expect(await kept('del')).toBe(5);
+    await database.db.execute(sql`delete from accounts where id = 'del'`);
+    expect(await kept('del')).toBe(0);
+  });
+
+  it('a savepoint rolled back takes its count change with it', async () => {
+    await account('sp', 'sp-w');
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
+        values ('sp-1', 'sp', 'sp-w', 'Watchlist', 'Crossing', 'Recurring', 'x')`);
+      await tx
+        .transaction(async (savepoint) => {
+          await savepoint.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
+            values ('sp-2', 'sp', 'sp-w', 'Watchlist', 'Crossing', 'Recurring', 'x')`);
+          savepoint.rollback();
+        })
+        .catch(() => {});
+    });
+    expect(await kept('sp')).toBe(1);
+  });
+});
+
+describe(`channels changed by hand or in bulk (${engineName})`, () => {
+  it('a channel moved to another account\'s subscription raises both accounts\' listings', async () => {
+    await account('ma', 'ma-w');
+    await account('mb', 'mb-w');
+    await insertSubs('ma', 'ma-w', 'ma-', 1);
+    await insertSubs('mb', 'mb-w', 'mb-', 1);
+    await database.db.execute(sql`insert into subscription_channels (subscription_id, position, type) values ('ma-1', 0, 'In App')`);
+    const [a, b] = [await version('ma'), await version('mb')];
+    await database.db.execute(sql`update subscription_channels set subscription_id = 'mb-1' where subscription_id = 'ma-1'`);
+    expect(await version('ma')).toBeGreaterThan(a);
+    expect(await version('mb')).toBeGreaterThan(b);
+  });
+
+  it('a bulk health write leaves the listing alone; a settings change raises it once', async () => {
+    await account('h', 'h-w');
+    await insertSubs('h', 'h-w', 'h-', 500);
+    await database.db.execute(sql`insert into subscription_channels (subscription_id, position, type) select 'h-' || g, 0, 'In App' from generate_series(1, 500) g`);
+    const before = await version('h');
+    await database.db.execute(sql`update subscription_channels set failed_notifications = failed_notifications + 1 where subscription_id like 'h-%'`);
+    expect(await version('h')).toBe(before);
+    await database.db.execute(sql`update subscription_channels set settings = '{"muted": true}' where subscription_id in ('h-1', 'h-2')`);
+    expect(await version('h')).toBe(before + 1n);
+  });
+});
