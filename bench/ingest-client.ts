@@ -189,6 +189,8 @@ if (side === 'oddswatch') {
     logger,
     // One connection, as the library opens: the same frames reach both.
     maxTokensPerConnection: tokenCount,
+    // As the role makes it: each token's record carried on its price_change entries.
+    tagOf: (token) => records.get(token),
   });
   stream.on('message', (msg, receivedAtMs) => {
     streamPrices.handle(msg, receivedAtMs);

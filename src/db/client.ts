@@ -10,7 +10,7 @@ import { preparedInTransaction, preparedQuery } from './prepared.js';
 import { makeTreePrivate } from './private-files.js';
 import * as schema from './schema/index.js';
 
-export { PGLITE_EXTENSIONS, PGLITE_SETTINGS } from './pglite-folder.js';
+export { PGLITE_EXTENSIONS, PGLITE_INITDB_ARGS, PGLITE_SETTINGS } from './pglite-folder.js';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;

@@ -28,9 +28,9 @@ export async function folderIsPrivate(dataDir: string): Promise<boolean> {
 
 /**
  * Sets every folder to 0700 and file to 0600. Needed after a new folder's open as well as the
- * umask: the image's copy keeps the image's file modes, PGlite's initdb writes its initial files
- * with the modes of its bundled image (0666), and a folder an older version left open stays so
- * until fixed.
+ * umask: PGlite's initdb writes its initial files with the modes of its bundled image (0666), and a
+ * folder an older version left open stays so until fixed. Also run on the build's image, so that
+ * its copies (which keep its modes) need no walk at a first start.
  */
 export async function makeTreePrivate(dataDir: string): Promise<void> {
   for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {

@@ -100,6 +100,7 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
     options.marketStream && !options.clobUrl
       ? undefined
       : createClobRestClient({ baseUrl: options.clobUrl ?? config.CLOB_URL, logger, timeoutMs: 10_000, signal: venueRequests.signal });
+  const records = runner.records;
   const stream =
     options.marketStream ??
     createMarketStream({
@@ -107,8 +108,10 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
       clobRest: clobRest!,
       logger,
       ...(options.streamPingIntervalMs ? { pingIntervalMs: options.streamPingIntervalMs } : {}),
+      // Each token's record rides on its price_change entries (watch() makes it before the stream
+      // follows the token), so the connection's filter lookup is the only one per entry.
+      tagOf: (token) => records.get(token),
     });
-  const records = runner.records;
   const prices = new StreamPrices(
     (record, price, receivedAtMs, msg) => runner.onMessagePrice(record, price, receivedAtMs, msg),
     (msg, receivedAtMs) => runner.onTrade(msg, receivedAtMs),

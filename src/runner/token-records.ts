@@ -22,6 +22,11 @@ export class TokenRecord extends TokenBook implements PriceSlot, SampleSlot {
   saveSeq = 0;
   saveQueued = false;
   sample: MinuteSample | undefined = undefined;
+  /**
+   * The records that keep it, until it is dropped: a record handed out earlier (the market stream's
+   * tag of its token) is the token's current one exactly while this is those records.
+   */
+  keptBy: TokenRecords | undefined = undefined;
 
   constructor(readonly token: string) {
     super();
@@ -47,11 +52,22 @@ export class TokenRecords {
     return this.byToken.get(token);
   }
 
+  /**
+   * The token's record, from `tag` when that is a record these still keep (the market stream's tag,
+   * `MarketStreamOptions.tagOf` = `get`, asked for this very token: no lookup), else by id;
+   * `undefined` when none is kept. A tag taken before its record was dropped, or none, falls back
+   * to the lookup, so the answer is always `get(token)`'s.
+   */
+  fromTag(tag: unknown, token: string): TokenRecord | undefined {
+    return tag instanceof TokenRecord && tag.keptBy === this ? tag : this.byToken.get(token);
+  }
+
   /** The token's record, created if none is kept (the caller follows, watches or `release`s it). */
   resolve(token: string): TokenRecord {
     let record = this.byToken.get(token);
     if (record === undefined) {
       record = new TokenRecord(token);
+      record.keptBy = this;
       this.byToken.set(token, record);
     }
     return record;
@@ -87,6 +103,7 @@ export class TokenRecords {
   release(record: TokenRecord): void {
     if (record.followed || record.watched || this.byToken.get(record.token) !== record) return;
     this.byToken.delete(record.token);
+    record.keptBy = undefined;
     this.onDrop(record);
   }
 }

@@ -69,6 +69,37 @@ describe('StreamPrices through the engine\'s records', () => {
     expect(records.get('a')!.shown).toBe(0.11);
     expect(records.size).toBe(2);
   });
+
+  it('reads a price_change entry through its stream tag only while that record is kept: a dropped or foreign record falls back to the token\'s own', () => {
+    const records = new TokenRecords();
+    const old = records.follow('a');
+    const seen: [TokenRecord, number][] = [];
+    const p = new StreamPrices((record, price) => seen.push([record, price]), undefined, records);
+    const change = (tag: unknown, bid: number): MarketMessage => ({
+      type: 'price_change', market: 'm', timestampMs: 1, legacy: false,
+      changes: [{ assetId: 'a', price: bid, size: 1, side: 'BUY', bestBid: bid, bestAsk: bid + 0.02, tag }],
+    });
+    const readBy = (r: TokenRecord) => (r === old ? 'old' : r === current ? 'current' : r === foreign ? 'foreign' : 'other');
+    let current: TokenRecord | undefined;
+    let foreign: TokenRecord | undefined;
+    p.handle(change(old, 0.4), 1);
+    expect(seen.map(([r, price]) => [r === old, price])).toEqual([[true, 0.41]]);
+    // The record is dropped and the token followed again: the stale tag must not revive the old one.
+    records.unfollow('a');
+    current = records.follow('a');
+    p.handle(change(old, 0.5), 2);
+    // A record of other records, and a tag that is no record at all, are not taken either.
+    foreign = new TokenRecords().follow('a');
+    p.handle(change(foreign, 0.6), 3);
+    p.handle(change('a', 0.7), 4);
+    expect(seen.slice(1).map(([r, price]) => [readBy(r), price])).toEqual([['current', 0.51], ['current', 0.61], ['current', 0.71]]);
+    expect(old.shown).toBe(0.41);
+    expect(foreign.shown).toBeUndefined();
+    // No record kept for the token: the message changes nothing, whatever its tag.
+    records.unfollow('a');
+    p.handle(change(current, 0.8), 5);
+    expect(seen).toHaveLength(4);
+  });
 });
 
 let env: TestEnv;

@@ -45,4 +45,34 @@ describe('market stream: messages of tokens not followed', () => {
     expect(assets).toEqual([['111', '222'], ['111'], ['222']]);
     expect(got.map((m) => m.timestampMs)).toEqual([1, 2, 5]);
   });
+
+  it('gives each followed token’s price_change entries the tag it was asked for once, when the stream began following it', async () => {
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    wss.on('connection', (ws) => {
+      ws.on('message', () => {
+        ws.send(JSON.stringify([
+          { event_type: 'price_change', market: '0xm', timestamp: '1', price_changes: [entry('111', '0.4'), entry('999', '0.1'), entry('222', '0.5')] },
+          { event_type: 'price_change', market: '0xm', timestamp: '2', price_changes: [entry('222', '0.51')] },
+        ]));
+      });
+    });
+    await new Promise((r) => wss?.once('listening', r));
+    const asked: string[] = [];
+    stream = createMarketStream({
+      url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+      clobRest: { getBooks: async () => [] },
+      logger: silent,
+      tagOf: (token) => {
+        asked.push(token);
+        return { tagOf: token };
+      },
+    });
+    const got: MarketMessage[] = [];
+    stream.on('message', (m) => got.push(m));
+    stream.setTokens(['111', '222']);
+    await waitFor(() => got.length >= 2, { timeoutMs: 3000, message: 'the followed messages' });
+    const tags = got.map((m) => (m.type === 'price_change' ? m.changes.map((c) => [c.assetId, c.tag]) : []));
+    expect(tags).toEqual([[['111', { tagOf: '111' }], ['222', { tagOf: '222' }]], [['222', { tagOf: '222' }]]]);
+    expect(asked).toEqual(['111', '222']);
+  });
 });

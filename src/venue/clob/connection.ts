@@ -17,6 +17,8 @@ export interface ConnectionOptions {
   backoff: Backoff;
   onMessage: (msg: MarketMessage, receivedAtMs: number) => void;
   onReconnected: (tokenIds: string[]) => void;
+  /** The tag a followed token's price_change entries carry (`PriceChangeEntry.tag`), asked when it is added. */
+  tagOf?: (tokenId: string) => unknown;
 }
 
 /** Full jitter over an exponential ceiling. */
@@ -36,8 +38,10 @@ export class MarketConnection {
    * answers all three: the message is handed on with that id in place of the one parsed from the
    * frame, so every later map lookup of the token (prices, levels, rules, the writer) compares
    * one string with itself instead of two 77-character copies, and no frame's strings are kept.
+   * The same lookup gives each price_change entry the token's tag, so the consumer reaches its
+   * own per-token state without a lookup of its own.
    */
-  readonly tokens = new Map<string, { id: string; wsTs: number }>();
+  readonly tokens = new Map<string, { id: string; wsTs: number; tag: unknown }>();
   private ws: WebSocket | null = null;
   private closed = false;
   private attempt = 0;
@@ -54,7 +58,7 @@ export class MarketConnection {
     private readonly opts: ConnectionOptions,
     tokenIds: Iterable<string>,
   ) {
-    for (const t of tokenIds) if (!this.tokens.has(t)) this.tokens.set(t, { id: t, wsTs: 0 });
+    for (const t of tokenIds) if (!this.tokens.has(t)) this.follow(t);
     this.connect();
   }
 
@@ -69,8 +73,12 @@ export class MarketConnection {
 
   add(tokenIds: string[]): void {
     const added = tokenIds.filter((t) => !this.tokens.has(t));
-    for (const t of added) this.tokens.set(t, { id: t, wsTs: 0 });
+    for (const t of added) this.follow(t);
     if (added.length > 0) this.sendIfOpen({ assets_ids: added, operation: 'subscribe' });
+  }
+
+  private follow(tokenId: string): void {
+    this.tokens.set(tokenId, { id: tokenId, wsTs: 0, tag: this.opts.tagOf?.(tokenId) });
   }
 
   remove(tokenIds: string[]): void {
@@ -139,6 +147,7 @@ export class MarketConnection {
         if (seen === undefined) continue;
         followed++;
         c.assetId = seen.id;
+        c.tag = seen.tag;
         if (!fromRest && msg.timestampMs > seen.wsTs) seen.wsTs = msg.timestampMs;
       }
       if (followed === 0) return;

@@ -12,6 +12,12 @@ export interface MarketStreamOptions {
   pingIntervalMs?: number;
   silenceTimeoutMs?: number;
   backoff?: Backoff;
+  /**
+   * An opaque tag per token, asked once when the stream starts following it and carried on each of
+   * its price_change entries (`PriceChangeEntry.tag`): the consumer's own record of the token, so the
+   * connection's one lookup per entry (its filter) is the only one on the path.
+   */
+  tagOf?: (tokenId: string) => unknown;
 }
 
 export interface MarketStreamEvents {
@@ -58,6 +64,7 @@ export function createMarketStream(options: MarketStreamOptions): MarketStream {
         backoff: options.backoff ?? { baseMs: 500, maxMs: 30_000 },
         onMessage: (msg, at) => emitter.emit('message', msg, at),
         onReconnected: (tokenIds) => emitter.emit('reconnected', tokenIds),
+        ...(options.tagOf ? { tagOf: options.tagOf } : {}),
       },
       tokens,
     );

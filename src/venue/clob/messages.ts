@@ -36,6 +36,11 @@ export interface PriceChangeEntry {
   /** The token's top of book after the message; `null` for an empty side, and always in the legacy form. */
   bestBid: number | null;
   bestAsk: number | null;
+  /**
+   * The followed token's tag as the stream was given it (`MarketStreamOptions.tagOf`), set by the
+   * connection's filter; undefined as parsed. Opaque to the venue client.
+   */
+  tag?: unknown;
 }
 
 export interface PriceChangeMessage {
@@ -149,7 +154,7 @@ function parsePriceChange(m: Raw): PriceChangeMessage | null {
       const price = num(c.price);
       const size = num(c.size);
       if (price === MALFORMED || size === MALFORMED) return null;
-      changes[i] = { assetId: c.asset_id, price, size, side: c.side, bestBid: optNum(c.best_bid), bestAsk: optNum(c.best_ask) };
+      changes[i] = { assetId: c.asset_id, price, size, side: c.side, bestBid: optNum(c.best_bid), bestAsk: optNum(c.best_ask), tag: undefined };
     }
     return { type: 'price_change', market: m.market, timestampMs, legacy: false, changes };
   }
@@ -162,7 +167,7 @@ function parsePriceChange(m: Raw): PriceChangeMessage | null {
     const price = num(c.price);
     const size = num(c.size);
     if (price === MALFORMED || size === MALFORMED) return null;
-    changes[i] = { assetId, price, size, side: c.side, bestBid: null, bestAsk: null };
+    changes[i] = { assetId, price, size, side: c.side, bestBid: null, bestAsk: null, tag: undefined };
   }
   return { type: 'price_change', market: m.market, timestampMs, legacy: true, changes };
 }
