@@ -87,9 +87,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
 /** The rows of a raw query on either engine: PGlite answers `{ rows }`, postgres.js an array. */
 export async function queryRows<T extends Record<string, unknown>>(on: Queryable, query: SQL): Promise<T[]> {
-  const result: unknown = await on.execute(query);
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+  return rowsOf<T>(await on.execute(query));
 }
+
+/** The rows of what a raw statement answered, on either engine. */
+export const rowsOf = <T extends Record<string, unknown>>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 
 /**
  * The parsers drizzle hands PGlite with every query (drizzle-orm/pglite/session.js): dates, times

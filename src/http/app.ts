@@ -15,6 +15,7 @@ import { startSearchAnswerCache } from '../services/search/index.js';
 import { startListingNotices } from '../services/subscriptions/index.js';
 import { createDocsPage } from './docs-page.js';
 import { errorHandler, notFoundHandler } from './errors.js';
+import { etagsOnReadsOnly } from './etags.js';
 import { healthRoutes, type Readiness } from './health.js';
 import { createHttpMetrics, type MetricSources } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -78,7 +79,8 @@ export function createApp(deps: AppDeps): HttpApp {
   // Unset, the connection's address is the client: a forwarding header is then anyone's to write.
   app.set('trust proxy', config.TRUST_PROXY);
   const metrics = createHttpMetrics(deps.metricSources);
-
+  // First, so that every answer to a write, errors included, is sent without an ETag.
+  app.use(etagsOnReadsOnly(app));
   app.use(
     pinoHttp({
       logger,

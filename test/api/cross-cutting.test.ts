@@ -44,6 +44,27 @@ describe(`cross-cutting behaviour (${engineName})`, () => {
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  // ETags only where a conditional request can use them (src/http/etags.ts, docs/decisions.md).
+  it('sends an ETag with answers to GET and HEAD, which If-None-Match turns into a 304, and none with answers to writes', async () => {
+    const created = await env.http.post('/watchlists').set(a.auth).send({ name: 'etags', query: { tags: [{ tagSlug: 'politics', include: true }], searchMatchOperator: 'OR' } }).expect(201);
+    expect(created.headers.etag).toBeUndefined();
+    const id = created.body.watchList.id as string;
+    const renamed = await env.http.patch(`/watchlists/${id}`).set(a.auth).send({ name: 'etags renamed' }).expect(200);
+    expect(renamed.headers.etag).toBeUndefined();
+    const refused = await env.http.patch(`/watchlists/${id}`).set(a.auth).send({}).expect(400);
+    expect(refused.headers.etag).toBeUndefined();
+    // Even when the write's request names an ETag it would match: a write is never answered 304.
+    const read = await env.http.get(`/watchlists/${id}`).set(a.auth).expect(200);
+    expect(read.headers.etag).toMatch(/^W\/"/);
+    await env.http.get(`/watchlists/${id}`).set(a.auth).set('If-None-Match', read.headers.etag!).expect(304);
+    const head = await env.http.head(`/watchlists/${id}`).set(a.auth).expect(200);
+    expect(head.headers.etag).toBe(read.headers.etag);
+    const write = await env.http.patch(`/watchlists/${id}`).set(a.auth).set('If-None-Match', read.headers.etag!).send({ name: 'etags renamed' });
+    expect(write.status).toBe(200);
+    expect(write.headers.etag).toBeUndefined();
+    expect((await env.http.get('/no/such/thing')).headers.etag).toMatch(/^W\/"/);
+  });
+
   it('answers readiness and Prometheus metrics', async () => {
     await env.http.get('/readyz').expect(200, { status: 'ready' });
     await env.http.get('/me').set(a.auth).expect(200);

@@ -54,6 +54,15 @@ describe(`prepared() outside a transaction (${engineName})`, () => {
     expect(await database.rows(prepared(insert('dup2')))).toEqual([{ id: 'dup2' }]);
   });
 
+  // On PGlite Bind, Describe, Execute and Sync go in one exchange: an error in the first (a value
+  // its parameter's type refuses) must still leave the session ready for the next statement.
+  it('reports a value its parameter refuses (the bind fails), and the same statement runs next with a good one', async () => {
+    const byN = (n: string) => prepared(sql`select id from prepared_probe where n = ${n}::int and id = 'p2'`);
+    const failed = await database.rows(byN('not a number')).catch((err: unknown) => err);
+    expect((failed as { cause?: { code?: string }; code?: string }).cause?.code ?? (failed as { code?: string }).code).toBe('22P02');
+    expect(await database.rows(byN('2'))).toEqual([{ id: 'p2' }]);
+  });
+
   it('runs inside the transaction it is given', async () => {
     const inTx = await database.db.transaction(async (tx) => {
       await tx.execute(sql`insert into prepared_probe (id, n, at) values ('in-tx', 1, now())`);

@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import { eq, sql, type SQL } from 'drizzle-orm';
-import { prepared, type Queryable } from '../../db/client.js';
+import type { Queryable } from '../../db/client.js';
 import { SUBSCRIPTION_CHANGED } from '../../db/coordination.js';
-import { insertWhere } from '../../db/insert-where.js';
-import { accounts, subscriptionChannels, subscriptions, type ChannelSettings } from '../../db/schema/index.js';
+import { encodedRow, insertWhere } from '../../db/insert-where.js';
+import { StatementShapes } from '../../db/statement-shapes.js';
+import { accounts, subscriptionChannels, subscriptions } from '../../db/schema/index.js';
 import { CREATED, statusColumns } from '../../domain/subscription-status.js';
 import { withTransaction, type ServiceContext } from '../context.js';
 import { limitExceeded, notFound } from '../errors.js';
@@ -63,7 +64,6 @@ interface CreatedRow extends Record<string, unknown> {
 }
 
 async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels: ChatChannel[]): Promise<SubscriptionView> {
-  const accountId = ctx.account.id;
   const max = ctx.config.MAX_SUBSCRIPTIONS;
   // A scope naming the wrong fields is refused after the watchlist and the limit, as it always was.
   let wanted: ReturnType<typeof targetWanted> | undefined;
@@ -73,19 +73,15 @@ async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels
   } catch (err) {
     wantedError = err;
   }
-  const eventId = body.eventId ?? null;
-  const marketId = body.marketId ?? null;
-  const targetHolds: SQL =
-    wantedError !== undefined ? sql`false`
-    : wanted === null ? sql`true`
-    : wanted?.marketId === undefined ? sql`chk.event_in_watchlist`
-    : sql`chk.event_in_watchlist and chk.market_in_event`;
-  const id = newId();
-  const subscription = insertWhere(
-    subscriptions,
-    {
-      id,
-      accountId,
+  const target: TargetCheck =
+    wantedError !== undefined ? 'refused'
+    : wanted === null ? 'none'
+    : wanted?.marketId === undefined ? 'event'
+    : 'market';
+  const values: CreateValues = {
+    ...encodedRow(subscriptions, INSERTED, {
+      id: newId(),
+      accountId: ctx.account.id,
       watchlistId: body.watchlistId,
       scope: body.subscriptionScope,
       eventId: wanted ? wanted.eventId : null,
@@ -93,29 +89,16 @@ async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels
       ...ruleColumns(body.subscriptionTypeConfig, body.triggerType, body.triggerInterval),
       expiresAt: body.expiresAt ?? null,
       ...statusColumns(CREATED),
-    },
-    sql`exists (select 1 from chk where chk.watchlist_name is not null and chk.held < ${max} and ${targetHolds})`,
-  );
-  // Prepared on PGlite (its text depends on the scope's checks and the number of channels only,
-  // never on values): parse and plan were more than half of the statement's cost.
-  const [row] = await ctx.database.rows<CreatedRow>(
-    prepared(sql`with chk as (
-        select (select name from watchlists where id = ${body.watchlistId} and account_id = ${accountId}) as watchlist_name,
-          coalesce((select subscriptions from subscription_list_versions where account_id = ${accountId}), 0) as held,
-          exists (select 1 from watchlist_events where watchlist_id = ${body.watchlistId} and event_id = ${eventId}) as event_in_watchlist,
-          exists (select 1 from catalog_markets where id = ${marketId} and event_id = ${eventId}) as market_in_event
-      ), s as (${subscription} returning *),
-      c as (${channelsOf(channels)}),
-      n as (select pg_notify(${SUBSCRIPTION_CHANGED}, id) from s)
-      select chk.watchlist_name, chk.held, chk.event_in_watchlist, chk.market_in_event,
-        (select row_to_json(s) from s) as created,
-        (select json_agg(json_build_object('position', c.position, 'type', c.type, 'settings', c.settings) order by c.position) from c) as channels,
-        (select title from catalog_events where id = ${eventId}) as event_title,
-        (select question from catalog_markets where id = ${marketId}) as market_question,
-        (select count(*) from n)::int as notified
-      from chk`),
-    on,
-  );
+    }),
+    askedEventId: body.eventId ?? null,
+    askedMarketId: body.marketId ?? null,
+    max,
+  };
+  channels.forEach((c, position) => {
+    values[`channel${position}Type`] = c.type;
+    values[`channel${position}Settings`] = subscriptionChannels.settings.mapToDriverValue(c.settings ?? {});
+  });
+  const [row] = await createStatements.rows<CreatedRow>(on, `${target}:${channels.length}`, values);
   if (!row?.watchlist_name) throw notFound(WATCHLIST_NOT_FOUND, 'watchlist');
   if (Number(row.held) >= max) {
     throw limitExceeded(`Subscription limit reached: an account may hold ${max} subscriptions (MAX_SUBSCRIPTIONS)`, 'subscription', max);
@@ -137,14 +120,64 @@ async function createIn(on: Queryable, ctx: ServiceContext, body: Body, channels
   });
 }
 
+/** Which of the target's checks the insert waits for: none, the event's, both, or a scope refused. */
+type TargetCheck = 'refused' | 'none' | 'event' | 'market';
+
+/** The create statement's values: the subscription's columns by key, what the request asked for, the limit, each channel's. */
+type CreateValues = Record<string, unknown>;
+
+/** The subscription's columns the create sets, each the placeholder of its key. */
+const INSERTED = [
+  'id', 'accountId', 'watchlistId', 'scope', 'eventId', 'marketId', 'type', 'thresholdPercent', 'ruleParams',
+  'triggerType', 'triggerInterval', 'expiresAt', 'enabled', 'statusReason',
+] as const;
+
+const TARGET_HOLDS: Record<TargetCheck, SQL> = {
+  refused: sql`false`,
+  none: sql`true`,
+  event: sql`chk.event_in_watchlist`,
+  market: sql`chk.event_in_watchlist and chk.market_in_event`,
+};
+
+/**
+ * The create statement of a shape (`<target check>:<channel count>`): its text depends on nothing
+ * else, so it is built once per shape and prepared on PGlite (parse and plan were more than half
+ * of the statement's cost). Every value is a placeholder, filled in by the call.
+ */
+function createStatement(shape: string): SQL {
+  const [target, count] = shape.split(':') as [TargetCheck, string];
+  const p = (name: string) => sql.placeholder(name);
+  const subscription = insertWhere(
+    subscriptions,
+    INSERTED,
+    sql`exists (select 1 from chk where chk.watchlist_name is not null and chk.held < ${p('max')} and ${TARGET_HOLDS[target]})`,
+  );
+  return sql`with chk as (
+        select (select name from watchlists where id = ${p('watchlistId')} and account_id = ${p('accountId')}) as watchlist_name,
+          coalesce((select subscriptions from subscription_list_versions where account_id = ${p('accountId')}), 0) as held,
+          exists (select 1 from watchlist_events where watchlist_id = ${p('watchlistId')} and event_id = ${p('askedEventId')}) as event_in_watchlist,
+          exists (select 1 from catalog_markets where id = ${p('askedMarketId')} and event_id = ${p('askedEventId')}) as market_in_event
+      ), s as (${subscription} returning *),
+      c as (${channelsOf(Number(count))}),
+      n as (select pg_notify(${SUBSCRIPTION_CHANGED}, id) from s)
+      select chk.watchlist_name, chk.held, chk.event_in_watchlist, chk.market_in_event,
+        (select row_to_json(s) from s) as created,
+        (select json_agg(json_build_object('position', c.position, 'type', c.type, 'settings', c.settings) order by c.position) from c) as channels,
+        (select title from catalog_events where id = ${p('askedEventId')}) as event_title,
+        (select question from catalog_markets where id = ${p('askedMarketId')}) as market_question,
+        (select count(*) from n)::int as notified
+      from chk`;
+}
+
 /** The channels' insert, one row per channel for each subscription `s` inserted (none when the checks failed). */
-function channelsOf(channels: ChatChannel[]): SQL {
-  if (channels.length === 0) return sql`select null::int as position, null::text as type, null::jsonb as settings where false`;
-  const rows = channels.map((c, position) => {
-    const settings: ChannelSettings = c.settings ?? {};
-    return sql`(${position}::int, ${c.type}::text, ${sql.param(settings, subscriptionChannels.settings)}::jsonb)`;
+function channelsOf(count: number): SQL {
+  if (count === 0) return sql`select null::int as position, null::text as type, null::jsonb as settings where false`;
+  const rows = Array.from({ length: count }, (_, position) => {
+    return sql`(${sql.raw(String(position))}::int, ${sql.placeholder(`channel${position}Type`)}::text, ${sql.placeholder(`channel${position}Settings`)}::jsonb)`;
   });
   return sql`insert into ${subscriptionChannels} (subscription_id, position, type, settings)
     select s.id, v.position, v.type, v.settings from s cross join (values ${sql.join(rows, sql`, `)}) as v(position, type, settings)
     returning position, type, settings`;
 }
+
+const createStatements = new StatementShapes<CreateValues>(createStatement);
