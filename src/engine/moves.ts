@@ -164,9 +164,6 @@ export class MoveBook {
    * array read, where the token's `TokenWindows` and its slots array were two more dependent loads.
    */
   private readonly trackAt: (WindowTrack | null)[] = [];
-  /** Set by `enter`: the entry of each deque kept before the price just entered (-1: none). */
-  private keptLow = -1;
-  private keptHigh = -1;
 
   /** Grows the dense arrays through `index` with holes filled, so they stay fast packed arrays, never dictionaries. */
   private reach(ruleId: number, tokenIndex: number): void {
@@ -333,19 +330,7 @@ export class MoveBook {
    * as extreme). The heads on a dropped entry come to the new one; a head on the previous price
    * learns its `until`.
    */
-  private push(base: number, atMs: number, price: number): void {
-    this.enter(base, atMs, price);
-    const n = this.hot[base + LOW_N] - 1;
-    const m = this.hot[base + HIGH_N] - 1;
-    for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) if (this.hot[a + WIN] !== 0) this.moveHeads(a, n, m, price, atMs);
-  }
-
-  /**
-   * `push`'s deque part: the price's entries, without the heads (which a price inside the quiet band
-   * leaves as they are, and `sample` moves in its loop over the slots). The entries kept before the
-   * price (-1: none), whose heads learn their `until`, are left in `keptLow` and `keptHigh`.
-   */
-  private enter(base: number, atMs: number, price: number): void {
+  private push(base: number, atMs: number, price: number, quiet = false): void {
     const hot = this.hot;
     const last = hot[base + LAST];
     hot[base + LAST] = price;
@@ -398,23 +383,17 @@ export class MoveBook {
     data[at] = price;
     data[at + 1] = Infinity;
     hot[base + HIGH_N] = m + 1;
-    this.keptLow = keptLow;
-    this.keptHigh = keptHigh;
-  }
-
-  /**
-   * After `enter` (the price's entries at `n` and `m`): the slot's heads on a dropped entry come to
-   * the new one; a head on the previous price, kept, learns its `until`.
-   */
-  private moveHeads(a: number, n: number, m: number, price: number, atMs: number): void {
-    const hot = this.hot;
-    {
+    // Inside the quiet band no head is on the previous price or on an entry the price drops (a head
+    // left on an extreme past its window is still below, or above, every price in the band).
+    if (quiet) return;
+    for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
+      if (hot[a + WIN] === 0) continue;
       const h = hot[a + LOW_HEAD];
       if (h >= n) {
         hot[a + LOW_HEAD] = n;
         hot[a + LOW] = price;
         hot[a + LOW_UNTIL] = Infinity;
-      } else if (h === this.keptLow) {
+      } else if (h === keptLow) {
         hot[a + LOW_UNTIL] = atMs;
       }
       const g = hot[a + HIGH_HEAD];
@@ -422,7 +401,7 @@ export class MoveBook {
         hot[a + HIGH_HEAD] = m;
         hot[a + HIGH] = price;
         hot[a + HIGH_UNTIL] = Infinity;
-      } else if (g === this.keptHigh) {
+      } else if (g === keptHigh) {
         hot[a + HIGH_UNTIL] = atMs;
       }
     }
@@ -461,17 +440,46 @@ export class MoveBook {
     const hot = this.hot;
     if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI] && nowMs < hot[base + QUIET_UNTIL]) {
       if (hot[base + ON_LAST] !== 0) this.endLast(base, nowMs);
-      // Inside the quiet band no head is on the previous price or on an entry the price drops (a head
-      // left on an extreme past its window is still below, or above, every price in the band).
-      this.enter(base, nowMs, price);
+      this.push(base, nowMs, price, true);
       return;
     }
-    this.enter(base, nowMs, price);
-    const n = hot[base + LOW_N] - 1;
-    const m = hot[base + HIGH_N] - 1;
+    this.push(base, nowMs, price);
     const tracks = (base / BLOCK) * WINDOW_MS.length;
-    // One pass over the slots: each moves its heads, fires and re-arms what its moves reach, then
-    // adds its part of the quiet band (a slot's rules change only its own bounds).
+    for (let slot = 0, a = base + HEADER; slot < WINDOW_MS.length; slot++, a += SLOT) {
+      const windowMs = hot[a + WIN];
+      if (windowMs === 0) continue;
+      // Moves the heads past the prices that stopped being displayed at or before the window's start.
+      const cutoff = nowMs - windowMs;
+      if (hot[a + LOW_UNTIL] <= cutoff) this.expire(a + LOW_HEAD, base + LOW_AT, cutoff);
+      if (hot[a + HIGH_UNTIL] <= cutoff) this.expire(a + HIGH_HEAD, base + HIGH_AT, cutoff);
+      // As `moveOf` says, rounded once for the three kinds.
+      const up = moveBetween(price, hot[a + LOW]);
+      const down = moveBetween(hot[a + HIGH], price);
+      const either = up >= down ? up : down;
+      const upFires = up >= hot[a + MIN_ARMED] || up < hot[a + MAX_HOLDING];
+      const downFires = down >= hot[a + MIN_ARMED + 2] || down < hot[a + MAX_HOLDING + 2];
+      const eitherFires = either >= hot[a + MIN_ARMED + 4] || either < hot[a + MAX_HOLDING + 4];
+      if (!(upFires || downFires || eitherFires)) continue;
+      const track = this.trackAt[tracks + slot]!;
+      if (upFires) this.evaluate(track, KIND_UP, up, price, nowMs, out);
+      if (downFires) this.evaluate(track, KIND_DOWN, down, price, nowMs, out);
+      if (eitherFires) this.evaluate(track, KIND_EITHER, either, price, nowMs, out);
+    }
+    this.settleQuiet(base, price);
+  }
+
+  /**
+   * Works out the token's quiet band after a price looked at in full: the prices strictly inside
+   * every window's extremes (so no head moves or learns its `until`) whose moves stay, for every
+   * kind, at or above its highest holding threshold and below its lowest armed one. Each move is
+   * then linear in the price, so each bound is a price; the margin keeps the rounding of moves out.
+   * Moves By holding rules allow both ends of a range: the band keeps the side the price is on.
+   * The band holds until the first head's entry could leave its window (1 ms early, for rounding),
+   * or, in a window without holding rules, one window later (`quietReach`);
+   * the heads on the price now (an extreme: `until` Infinity) are noted, for the next price to end.
+   */
+  private settleQuiet(base: number, price: number): void {
+    const hot = this.hot;
     let lo = -Infinity;
     let hi = Infinity;
     let until = Infinity;
@@ -479,36 +487,10 @@ export class MoveBook {
     for (let slot = 0, a = base + HEADER; slot < WINDOW_MS.length; slot++, a += SLOT) {
       const windowMs = hot[a + WIN];
       if (windowMs === 0) continue;
-      this.moveHeads(a, n, m, price, nowMs);
-      // Moves the heads past the prices that stopped being displayed at or before the window's start.
-      const cutoff = nowMs - windowMs;
-      if (hot[a + LOW_UNTIL] <= cutoff) this.expire(a + LOW_HEAD, base + LOW_AT, cutoff);
-      if (hot[a + HIGH_UNTIL] <= cutoff) this.expire(a + HIGH_HEAD, base + HIGH_AT, cutoff);
-      const low = hot[a + LOW];
-      const high = hot[a + HIGH];
-      // As `moveOf` says, rounded once for the three kinds.
-      const up = moveBetween(price, low);
-      const down = moveBetween(high, price);
-      const either = up >= down ? up : down;
-      const upFires = up >= hot[a + MIN_ARMED] || up < hot[a + MAX_HOLDING];
-      const downFires = down >= hot[a + MIN_ARMED + 2] || down < hot[a + MAX_HOLDING + 2];
-      const eitherFires = either >= hot[a + MIN_ARMED + 4] || either < hot[a + MAX_HOLDING + 4];
-      if (upFires || downFires || eitherFires) {
-        const track = this.trackAt[tracks + slot]!;
-        if (upFires) this.evaluate(track, KIND_UP, up, price, nowMs, out);
-        if (downFires) this.evaluate(track, KIND_DOWN, down, price, nowMs, out);
-        if (eitherFires) this.evaluate(track, KIND_EITHER, either, price, nowMs, out);
-      }
-      // The quiet band: the prices strictly inside every window's extremes (so no head moves or
-      // learns its `until`) whose moves stay, for every kind, at or above its highest holding
-      // threshold and below its lowest armed one. Each move is then linear in the price, so each
-      // bound is a price; the margin keeps the rounding of moves out. Moves By holding rules allow
-      // both ends of a range: the band keeps the side the price is on. The band holds until the
-      // first head's entry could leave its window (1 ms early, for rounding), or, in a window
-      // without holding rules, one window later (`quietReach`); the heads on the price now (an
-      // extreme: `until` Infinity) are noted, for the next price to end.
       if (hot[a + LOW_UNTIL] === Infinity) onLast |= 1 << (2 * slot);
       if (hot[a + HIGH_UNTIL] === Infinity) onLast |= 2 << (2 * slot);
+      const low = hot[a + LOW];
+      const high = hot[a + HIGH];
       lo = Math.max(lo, low + QUIET_MARGIN, low + hot[a + MAX_HOLDING] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 2] + QUIET_MARGIN, high - hot[a + MIN_ARMED + 4] + QUIET_MARGIN);
       hi = Math.min(hi, high - QUIET_MARGIN, low + hot[a + MIN_ARMED] - QUIET_MARGIN, high - hot[a + MAX_HOLDING + 2] - QUIET_MARGIN, low + hot[a + MIN_ARMED + 4] - QUIET_MARGIN);
       const holdingEither = hot[a + MAX_HOLDING + 4];
