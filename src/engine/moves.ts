@@ -159,11 +159,6 @@ export class MoveBook {
   private readonly freeBlocks: number[] = [];
   /** Every token's two deques. */
   private readonly pool = new RegionPool();
-  /**
-   * Per block (by `base / BLOCK`) and window slot, its track: `sample` reaches a slot's rules with one
-   * array read, where the token's `TokenWindows` and its slots array were two more dependent loads.
-   */
-  private readonly trackAt: (WindowTrack | null)[] = [];
 
   /** Grows the dense arrays through `index` with holes filled, so they stay fast packed arrays, never dictionaries. */
   private reach(ruleId: number, tokenIndex: number): void {
@@ -212,7 +207,6 @@ export class MoveBook {
     let base = this.freeBlocks.pop();
     if (base === undefined) {
       base = this.blocks++ * BLOCK;
-      for (let slot = 0; slot < WINDOW_MS.length; slot++) this.trackAt.push(null);
       if (base + BLOCK > this.hot.length) {
         const hot = new Float64Array(this.hot.length * 2);
         hot.set(this.hot);
@@ -259,7 +253,6 @@ export class MoveBook {
     for (let kind = 0; kind <= KIND_EITHER; kind++) this.cache(track, kind, null);
     hot[base + QUIET_LO] = NaN;
     windows.slots[slot] = track;
-    this.trackAt[(base / BLOCK) * WINDOW_MS.length + slot] = track;
     return track;
   }
 
@@ -308,7 +301,6 @@ export class MoveBook {
       } else {
         hot.fill(0, track.at, track.at + SLOT);
         windows.slots[slot] = null;
-        this.trackAt[(base / BLOCK) * WINDOW_MS.length + slot] = null;
       }
     }
     hot[base + LOW_N] = 0;
@@ -444,8 +436,7 @@ export class MoveBook {
       return;
     }
     this.push(base, nowMs, price);
-    const tracks = (base / BLOCK) * WINDOW_MS.length;
-    for (let slot = 0, a = base + HEADER; slot < WINDOW_MS.length; slot++, a += SLOT) {
+    for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       const windowMs = hot[a + WIN];
       if (windowMs === 0) continue;
       // Moves the heads past the prices that stopped being displayed at or before the window's start.
@@ -460,7 +451,12 @@ export class MoveBook {
       const downFires = down >= hot[a + MIN_ARMED + 2] || down < hot[a + MAX_HOLDING + 2];
       const eitherFires = either >= hot[a + MIN_ARMED + 4] || either < hot[a + MAX_HOLDING + 4];
       if (!(upFires || downFires || eitherFires)) continue;
-      const track = this.trackAt[tracks + slot]!;
+      const track = this.tracks[tokenIndex]!.slots[(a - base - HEADER) / SLOT]!;
+      const w = track.extremes;
+      w.low = hot[a + LOW];
+      w.lowAtMs = hot[a + LOW_UNTIL];
+      w.high = hot[a + HIGH];
+      w.highAtMs = hot[a + HIGH_UNTIL];
       if (upFires) this.evaluate(track, KIND_UP, up, price, nowMs, out);
       if (downFires) this.evaluate(track, KIND_DOWN, down, price, nowMs, out);
       if (eitherFires) this.evaluate(track, KIND_EITHER, either, price, nowMs, out);
@@ -572,13 +568,6 @@ export class MoveBook {
       this.cache(track, kind, group);
       return;
     }
-    // The window's extremes, for the firings (read here, not on every look: most fire nothing).
-    const w = track.extremes;
-    const hot = this.hot;
-    w.low = hot[track.at + LOW];
-    w.lowAtMs = hot[track.at + LOW_UNTIL];
-    w.high = hot[track.at + HIGH];
-    w.highAtMs = hot[track.at + HIGH_UNTIL];
     // Every rule of the reached prefix leaves it: fired (holding or off), expired, or paused.
     const id = armed.id;
     for (let i = 0; i < hi; i++) {
@@ -620,22 +609,6 @@ export class MoveBook {
     this.hot[track.base + QUIET_LO] = NaN;
   }
 
-  /**
-   * A rule joined the group's armed lane (`holding` false) or its holding one: the bound moves to
-   * its threshold if that is past it, exactly what `cache` would write once the lanes are settled.
-   * So a rule armed at the build or at its pause's end costs no look at its group on the next price,
-   * as `touch` did (most such looks fired nothing: 158,019 of 225,258 in the bench's window pass).
-   * A removal still touches: the bound it leaves is only conservative.
-   */
-  private widen(track: WindowTrack, kind: number, threshold: number, holding: boolean): void {
-    const hot = this.hot;
-    const at = track.at + MIN_ARMED + 2 * kind;
-    if (holding) {
-      if (threshold > hot[at + 1]) hot[at + 1] = threshold;
-    } else if (threshold < hot[at]) hot[at] = threshold;
-    hot[track.base + QUIET_LO] = NaN;
-  }
-
   private group(track: WindowTrack, kind: number): MoveGroup {
     return (track.groups[kind] ??= new MoveGroup());
   }
@@ -647,7 +620,7 @@ export class MoveBook {
     if (holding) {
       rule.state = HOLDING;
       group.holding.push(rule.threshold, rule.ruleId);
-      this.widen(track, rule.kind, rule.threshold, true);
+      this.touch(track, rule.kind);
     } else this.arm(rule, group, nowMs);
   }
 
@@ -660,7 +633,7 @@ export class MoveBook {
     }
     rule.state = ARMED;
     group.armed.push(rule.threshold, rule.ruleId);
-    this.widen(rule.track!, rule.kind, rule.threshold, false);
+    this.touch(rule.track!, rule.kind);
   }
 
   /** Rules whose pause ended join their armed lanes (entries of rules since gone or re-added are dropped). */
@@ -672,7 +645,7 @@ export class MoveBook {
       if (rule === undefined || rule.state !== PAUSED || rule.pauseEnd !== key) continue;
       rule.state = ARMED;
       this.group(rule.track!, rule.kind).armed.push(rule.threshold, rule.ruleId);
-      this.widen(rule.track!, rule.kind, rule.threshold, false);
+      this.touch(rule.track!, rule.kind);
     }
   }
 
