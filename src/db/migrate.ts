@@ -8,9 +8,12 @@ import { packageRoot } from '../paths.js';
 
 export const MIGRATIONS_FOLDER = path.join(packageRoot(), 'drizzle');
 
-/** Applies pending migrations; concurrent starts on one PostgreSQL take turns. */
-export async function migrate(database: Database): Promise<void> {
-  const config = { migrationsFolder: MIGRATIONS_FOLDER };
+/**
+ * Applies pending migrations; concurrent starts on one PostgreSQL take turns. `folder`: another
+ * migrations folder (tests upgrading from a cut of this one).
+ */
+export async function migrate(database: Database, folder = MIGRATIONS_FOLDER): Promise<void> {
+  const config = { migrationsFolder: folder };
   await database.withAdvisoryLock(MIGRATION_LOCK, async () => {
     if (database.kind === 'pglite') await migratePglite(database.db as never, config);
     else await migratePostgres(database.db as never, config);

@@ -4,17 +4,12 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, PGLITE_EXTENSIONS, type Database } from '../../src/db/index.js';
-import { MIGRATIONS_FOLDER } from '../../src/db/migrate.js';
-import { engineName } from '../support/db.js';
-import { withDatabase } from '../support/global-setup.js';
+import type { Database } from '../../src/db/index.js';
+import { migrate, MIGRATIONS_FOLDER } from '../../src/db/migrate.js';
+import { createTestDatabase, engineName } from '../support/db.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -32,34 +27,16 @@ async function foldersUpTo(last: number): Promise<string> {
   return dir;
 }
 
-async function emptyDatabase(): Promise<Database> {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    const database = await openDatabase({ pglite: new PGlite({ extensions: PGLITE_EXTENSIONS }) });
-    cleanups.push(() => database.close());
-    return database;
-  }
-  const name = `oddswatch_upgrade_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  const database = await openDatabase({ databaseUrl: withDatabase(url, name), maxConnections: 3 });
-  cleanups.push(async () => {
-    await database.close();
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  });
+async function emptyDatabase(): Promise<Database & { url?: string }> {
+  const database = await createTestDatabase({ migrated: false });
+  cleanups.push(() => database.drop());
   return database;
 }
-
-const migrateTo = async (database: Database, folder: string) => {
-  if (database.kind === 'pglite') await migratePglite(database.db as never, { migrationsFolder: folder });
-  else await migratePostgres(database.db as never, { migrationsFolder: folder });
-};
 
 describe(`upgrade from 0021 with subscriptions in it (${engineName})`, () => {
   it('0023 counts the subscriptions already there, raises their listing counters, and the triggers keep counting', async () => {
     const database = await emptyDatabase();
-    await migrateTo(database, await foldersUpTo(21));
+    await migrate(database, await foldersUpTo(21));
     await database.db.execute(sql`insert into accounts (id, webhook_secret) values ('acc-a', 's'), ('acc-b', 's'), ('acc-c', 's')`);
     await database.db.execute(sql`insert into watchlists (id, account_id, name, query) values ('wl-a', 'acc-a', 'A', '{}'), ('wl-b', 'acc-b', 'B', '{}')`);
     await database.db.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
@@ -70,7 +47,7 @@ describe(`upgrade from 0021 with subscriptions in it (${engineName})`, () => {
     await database.db.execute(sql`insert into subscription_list_versions (account_id, version) values ('acc-c', 7)`);
     const before = await database.rows<{ account_id: string; version: string }>(sql`select account_id, version::text from subscription_list_versions order by 1`);
 
-    await migrateTo(database, MIGRATIONS_FOLDER);
+    await migrate(database, MIGRATIONS_FOLDER);
     const after = await database.rows<{ account_id: string; version: string; subscriptions: number }>(
       sql`select account_id, version::text, subscriptions from subscription_list_versions order by 1`);
     expect(after.map((r) => [r.account_id, r.subscriptions])).toEqual([['acc-a', 3], ['acc-b', 1], ['acc-c', 0]]);
@@ -97,23 +74,23 @@ describe.runIf(engineName === 'postgres')('upgrade to 0023 while an old process 
   it('the migration waits for the writer instead of deadlocking with it', async () => {
     const upgraded = MIGRATIONS_FOLDER;
     const database = await emptyDatabase();
-    await migrateTo(database, await foldersUpTo(21));
+    await migrate(database, await foldersUpTo(21));
     await database.db.execute(sql`insert into accounts (id, webhook_secret) values ('acc-a', 's')`);
     await database.db.execute(sql`insert into watchlists (id, account_id, name, query) values ('wl-a', 'acc-a', 'A', '{}')`);
     const name = (await database.rows<{ d: string }>(sql`select current_database() as d`))[0]!.d;
-    const old = postgres(withDatabase(process.env.DATABASE_URL!, name), { max: 1, onnotice: () => {} });
+    const old = postgres(database.url!, { max: 1, onnotice: () => {} });
     cleanups.push(() => old.end());
     const writer = await old.reserve();
     await writer`begin`;
     // The old code's write has subscriptions locked (here a statement that matched no row; in the
     // old create statement, the time between its start and its trigger's upsert).
     await writer`update subscriptions set status_reason = status_reason where false`;
-    const migrating = migrateTo(database, upgraded).then(
+    const migrating = migrate(database, upgraded).then(
       () => 'migrated',
       (err: unknown) => `failed: ${String((err as { cause?: unknown }).cause ?? err)}`,
     );
     // The migration is waiting for the writer's lock before the writer goes on to its trigger.
-    const observer = postgres(withDatabase(process.env.DATABASE_URL!, name), { max: 1, onnotice: () => {} });
+    const observer = postgres(database.url!, { max: 1, onnotice: () => {} });
     cleanups.push(() => observer.end());
     while ((await observer`select count(*)::int as n from pg_stat_activity where datname = ${name} and wait_event_type = 'Lock'`)[0]!.n === 0) {
       await new Promise((r) => setTimeout(r, 10));

@@ -8,19 +8,22 @@ import { PGLITE_TEMPLATE, withDatabase } from './global-setup.js';
 
 export const engineName = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 
-/** A migrated database of this test file's own: PGlite in memory, or a clone of the PostgreSQL template. */
-export async function createTestDatabase(): Promise<Database & { drop(): Promise<void>; url?: string }> {
+/**
+ * A migrated database of this test file's own: PGlite in memory, or a clone of the PostgreSQL
+ * template. `migrated: false`: an empty one instead, for tests that migrate it themselves.
+ */
+export async function createTestDatabase({ migrated = true } = {}): Promise<Database & { drop(): Promise<void>; url?: string }> {
   const url = process.env.DATABASE_URL;
   const template = inject('pgTemplate');
-  if (!url || !template) {
-    const dump = await readFile(PGLITE_TEMPLATE);
-    const pg = new PGlite({ loadDataDir: new Blob([dump]), extensions: PGLITE_EXTENSIONS });
+  if (!url || (migrated && !template)) {
+    const dump = migrated ? await readFile(PGLITE_TEMPLATE) : undefined;
+    const pg = new PGlite({ ...(dump ? { loadDataDir: new Blob([dump]) } : {}), extensions: PGLITE_EXTENSIONS });
     const database = await openDatabase({ pglite: pg });
     return Object.assign(database, { drop: () => database.close() });
   }
   const name = `oddswatch_t${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}" template "${template}"`);
+  await admin.unsafe(migrated ? `create database "${name}" template "${template}"` : `create database "${name}"`);
   const databaseUrl = withDatabase(url, name);
   const database = await openDatabase({ databaseUrl, maxConnections: 5 });
   return Object.assign(database, {
