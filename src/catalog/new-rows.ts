@@ -24,7 +24,7 @@ export async function insertNewRows(tx: Tx, fetched: VenueEvent[], stored: Store
     for (const r of rows) eventIds.add(r.id);
   }
   // After the events: a new market may belong to a new event (foreign key).
-  const newMarkets = fetched.flatMap((e) => e.markets.flatMap((m, i) => (stored.marketIds.has(m.id) ? [] : [marketRow(m, e.id, i, now)])));
+  const newMarkets = fetched.flatMap((e) => e.markets.flatMap((m, i) => (stored.marketEvents.has(m.id) ? [] : [marketRow(m, e.id, i, now)])));
   const marketIds = new Set<string>();
   for (const batch of chunks(newMarkets, 300)) {
     const rows = await tx.insert(catalogMarkets).values(batch).onConflictDoNothing().returning({ id: catalogMarkets.id });

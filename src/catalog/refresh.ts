@@ -61,21 +61,31 @@ export async function refreshCatalog(
   return { batches };
 }
 
-async function refreshBatch(tx: Tx, events: VenueEvent[], stored: StoredCatalog, now: Date): Promise<void> {
+/**
+ * Upserts the stored ones among `events` and their markets (only those in `marketIds` when given)
+ * with the venue's data; rows that already match are not rewritten. No samples, no changes.
+ */
+export async function refreshRows(tx: Tx, events: VenueEvent[], stored: StoredCatalog, now: Date, marketIds?: ReadonlySet<string>): Promise<void> {
   const knownEvents = events.filter((e) => stored.eventIds.has(e.id));
   for (const batch of chunks(knownEvents.map((e) => eventRow(e, now)))) {
     await tx.insert(catalogEvents).values(batch).onConflictDoUpdate({ target: catalogEvents.id, ...EVENT_REFRESH });
   }
-  // A known market that moved to a new event finds it stored: new rows are inserted before the refresh.
-  const knownMarkets = events.flatMap((e) => e.markets.flatMap((m, i) => (stored.marketIds.has(m.id) ? [marketRow(m, e.id, i, now)] : [])));
+  // `event_id` and `position` are among the columns: the change transaction moved the markets the
+  // venue moved (src/catalog/changed-rows.ts), and this writes the same.
+  const wanted = (id: string) => stored.marketEvents.has(id) && (marketIds === undefined || marketIds.has(id));
+  const knownMarkets = events.flatMap((e) => e.markets.flatMap((m, i) => (wanted(m.id) ? [marketRow(m, e.id, i, now)] : [])));
   for (const batch of chunks(knownMarkets, 300)) {
     await tx.insert(catalogMarkets).values(batch).onConflictDoUpdate({ target: catalogMarkets.id, ...MARKET_REFRESH });
   }
+  await replaceEventTags(tx, knownEvents);
+}
+
+async function refreshBatch(tx: Tx, events: VenueEvent[], stored: StoredCatalog, now: Date): Promise<void> {
+  await refreshRows(tx, events, stored, now);
   const samples = events.flatMap((e) =>
     e.markets.map((m) => ({ marketId: m.id, at: now, volume: m.volume, liquidity: m.liquidity, price: m.outcomePrices[0] ?? null })),
   );
   for (const batch of chunks(samples, 1000)) await tx.insert(marketSamples).values(batch).onConflictDoNothing();
-  await replaceEventTags(tx, knownEvents);
 }
 
 /** Whole events, in groups of about `size` markets (an event larger than that is a group alone). */

@@ -8,6 +8,7 @@ import type { GammaClient } from '../venue/gamma/client.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { announceAll, autoAddMatchingEvents, autoFetchNewMarkets } from './auto-add.js';
 import { diffCatalog, type Found } from './diff.js';
+import { moveMarkets, refreshChangedRows } from './changed-rows.js';
 import { chunks } from './rows.js';
 import { isEmpty, loadStoredCatalog } from './state.js';
 import { insertNewRows, type Inserted } from './new-rows.js';
@@ -47,11 +48,15 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   const found = await diffCatalog(stored, fetched, { gamma, logger, firstSync });
 
   // What makes changes, in one short transaction: the new rows (so an opening is recorded by the
-  // transaction that inserted its row), the flips of closings and resolutions, the change rows and
-  // the watchlists' growth. Its size follows what is new, not the catalog's size.
+  // transaction that inserted its row), the markets moved to another event, the rows the changes
+  // name brought up to the venue's data (the engine builds the notices from them), the flips of
+  // closings and resolutions, the change rows and the watchlists' growth. Its size follows what
+  // changed, not the catalog's size.
   const recordPass = async (tx: Tx) => {
     const inserted = await insertNewRows(tx, fetched, stored, now);
     const opened = firstSync ? { newEvents: [], newMarkets: [] } : openings(fetched, inserted);
+    await moveMarkets(tx, fetched, stored, now);
+    await refreshChangedRows(tx, fetched, stored, { found, newMarkets: opened.newMarkets }, now);
     const changes = await recordChanges(tx, opened, found, now);
     const newOpenEvents = opened.newEvents.map((e) => e.eventId);
     const added = await autoAddMatchingEvents(database, tx, newOpenEvents, deps.maxEventsPerWatchlist ?? 500);

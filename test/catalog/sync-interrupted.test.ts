@@ -1,43 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asc, eq, gt, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
-import { catalogChanges, catalogEventTags, catalogEvents, catalogMarkets } from '../../src/db/schema/index.js';
+import { catalogEventTags, catalogEvents, catalogMarkets } from '../../src/db/schema/index.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 import { silent } from '../venue/support.js';
 import { event, fakeGamma, market } from './scripted-venue.js';
+import { changeLog, failingWrites as failingWritesOn, installFailingWrites } from './failing-writes.js';
 
 // A pass writes its changes in one transaction and refreshes the stored rows in others after it
-// (src/catalog/sync.ts). A trigger that raises stands for the process dying at one of them.
+// (src/catalog/sync.ts); a write made to fail stands for the process dying at one of them.
 
 let env: TestEnv;
-let lastChangeId = 0;
 const { venue, gamma } = fakeGamma();
 const sync = () => syncCatalogOnce({ database: env.database, gamma, logger: silent });
 const none = { new_event: 0, new_market: 0, closed_market: 0, closed_event: 0, resolution: 0 };
 
 beforeAll(async () => {
   env = await createTestEnv();
-  await env.database.rows(sql`create function test_fail_write() returns trigger language plpgsql as $$ begin raise exception 'the write failed'; end $$`);
+  await installFailingWrites(env.database);
 });
 afterAll(() => env?.close());
 
-/** Changes recorded since the previous call. */
-async function newChanges() {
-  const rows = await env.database.db.select().from(catalogChanges).where(gt(catalogChanges.id, lastChangeId)).orderBy(asc(catalogChanges.id));
-  lastChangeId = rows.at(-1)?.id ?? lastChangeId;
-  return rows.map((r) => [r.kind, r.eventId, r.marketId]);
-}
+const newChanges = changeLog(() => env.database);
 
-/** Runs `fn` while every write to `table` matching `when` fails. */
-async function failingWrites(table: string, op: 'insert' | 'update', when: string, fn: () => Promise<void>) {
-  await env.database.rows(sql.raw(`create trigger test_fail before ${op} on ${table} for each row when (${when}) execute function test_fail_write()`));
-  try {
-    await fn();
-  } finally {
-    await env.database.rows(sql.raw(`drop trigger test_fail on ${table}`));
-  }
-}
+const failingWrites = (table: string, op: 'insert' | 'update', when: string, fn: () => Promise<void>) => failingWritesOn(env.database, table, op, when, fn);
 
 const question = async (id: string) => (await env.database.db.select().from(catalogMarkets).where(eq(catalogMarkets.id, id)))[0]?.question;
 
