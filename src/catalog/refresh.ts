@@ -1,6 +1,7 @@
 import { lt, sql } from 'drizzle-orm';
 import { inTransaction, type Queryable, type Tx } from '../db/client.js';
 import { catalogEvents, catalogMarkets, marketSamples } from '../db/schema/index.js';
+import type { Logger } from '../logger.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { replaceEventTags } from './event-tags.js';
 import { chunks, eventRow, marketRow } from './rows.js';
@@ -15,6 +16,8 @@ const SAMPLE_RETENTION_MS = 48 * 3_600_000;
  * pass gets no faster.
  */
 export const REFRESH_BATCH_MARKETS = 100;
+// Old samples deleted per statement; about a pass's worth at 5,000 markets.
+const PRUNE_BATCH_ROWS = 5000;
 
 // Columns the refresh takes from the venue. A market's `closed` and resolution status are not
 // among them: flipping those is the sync's change detection (src/catalog/sync.ts), recorded once.
@@ -50,14 +53,20 @@ export async function refreshCatalog(
   fetched: VenueEvent[],
   stored: StoredCatalog,
   now: Date,
-  batchMarkets = REFRESH_BATCH_MARKETS,
+  options: { logger: Logger; batchMarkets?: number },
 ): Promise<{ batches: number }> {
+  // First, so that a batch which keeps failing does not stop the pruning and grow the table pass after pass.
+  await pruneSamples(on, now);
   let batches = 0;
-  for (const events of eventBatches(fetched, batchMarkets)) {
-    if (batches++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    await inTransaction(on, (tx) => refreshBatch(tx, events, stored, now));
+  for (const events of eventBatches(fetched, options.batchMarkets ?? REFRESH_BATCH_MARKETS)) {
+    if (batches++ > 0) await yieldTurn();
+    try {
+      await inTransaction(on, (tx) => refreshBatch(tx, events, stored, now));
+    } catch (err) {
+      options.logger.error({ err, batch: batches, firstEventId: events[0]!.id, events: events.length }, 'catalog refresh batch failed');
+      throw err;
+    }
   }
-  await on.delete(marketSamples).where(lt(marketSamples.at, new Date(now.getTime() - SAMPLE_RETENTION_MS)));
   return { batches };
 }
 
@@ -87,6 +96,22 @@ async function refreshBatch(tx: Tx, events: VenueEvent[], stored: StoredCatalog,
   );
   for (const batch of chunks(samples, 1000)) await tx.insert(marketSamples).values(batch).onConflictDoNothing();
 }
+
+/**
+ * Deletes the samples past retention in statements of `PRUNE_BATCH_ROWS` rows (by the `at` index),
+ * so no single statement grows with the catalog: a pass writes a sample per fetched market.
+ */
+async function pruneSamples(on: Queryable, now: Date): Promise<void> {
+  const cutoff = new Date(now.getTime() - SAMPLE_RETENTION_MS);
+  const oldest = on.select({ ctid: sql`ctid` }).from(marketSamples).where(lt(marketSamples.at, cutoff)).limit(PRUNE_BATCH_ROWS);
+  for (;;) {
+    const deleted = await on.delete(marketSamples).where(sql`ctid in (${oldest})`).returning({ at: marketSamples.at });
+    if (deleted.length < PRUNE_BATCH_ROWS) return;
+    await yieldTurn();
+  }
+}
+
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Whole events, in groups of about `size` markets (an event larger than that is a group alone). */
 function* eventBatches(events: VenueEvent[], size: number): Generator<VenueEvent[]> {

@@ -71,13 +71,13 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   const report = firstSync
     ? await inTransaction(database.db, async (tx) => {
         const recorded = await recordPass(tx);
-        await refreshCatalog(tx, fetched, stored, now);
+        await refreshCatalog(tx, fetched, stored, now, { logger });
         return recorded;
       })
     : await inTransaction(database.db, recordPass);
   if (!firstSync) {
     // Titles, prices and volumes of the known rows, in short transactions of their own.
-    await refreshCatalog(database.db, fetched, stored, now);
+    await refreshCatalog(database.db, fetched, stored, now, { logger });
     // Search answers read during the refresh are stale now (sent on commit of the notice alone).
     await notifyChange(database.db, CATALOG_CHANGED, 'sync');
   }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
-import { catalogEvents, catalogMarkets, watchlistMarkets } from '../../src/db/schema/index.js';
+import { catalogEvents, catalogMarkets, marketSamples, watchlistMarkets } from '../../src/db/schema/index.js';
 import { createWatchlist } from '../../src/services/watchlists/index.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
@@ -99,5 +99,16 @@ describe(`catalog sync: the rows a change names, in its transaction (${engineNam
     ]);
     // The engine finds the resolved market in the event the change names.
     expect(await marketOf('v1x')).toMatchObject({ eventId: 'v2', outcomePrices: [0, 1], resolvedOutcome: 'No' });
+  });
+
+  it('old samples are pruned, all of them, even while a refresh batch keeps failing', async () => {
+    // More than one pruning statement's worth (5,000 rows each).
+    const old = new Date(clock - 72 * 3_600_000);
+    await env.database.rows(sql`insert into market_samples (market_id, at, volume, liquidity, price)
+      select 'v2x', ${old.toISOString()}::timestamptz - i * interval '1 second', 1, 1, 0.5 from generate_series(0, 5200) i`);
+    await syncWithoutRefresh();
+    const kept = await env.database.db.select({ at: marketSamples.at }).from(marketSamples).where(eq(marketSamples.marketId, 'v2x'));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.filter((s) => s.at.getTime() <= old.getTime())).toEqual([]);
   });
 });
