@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, like, sql } from 'drizzle-orm';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { catalogEvents, catalogMarkets, marketSamples, watchlistMarkets } from '../../src/db/schema/index.js';
 import { createWatchlist } from '../../src/services/watchlists/index.js';
@@ -112,3 +112,48 @@ describe(`catalog sync: the rows a change names, in its transaction (${engineNam
     expect(kept.filter((s) => s.at.getTime() <= old.getTime())).toEqual([]);
   });
 });
+
+describe(`catalog sync: the refresh (${engineName})`, () => {
+  it('rewrites only rows that differ, including values going back to null, end dates and token ids', async () => {
+    venue.open = [event('f1', [market('f1x', { bestBid: 0.69 }), market('f1y')])];
+    await sync();
+    const before = await marketOf('f1y');
+    venue.open = [
+      event('f1', [market('f1x', { bestBid: null, endDate: '2026-12-31T00:00:00Z', clobTokenIds: ['f1xa', 'f1xb'] }), market('f1y')]),
+    ];
+    await sync();
+    expect(await marketOf('f1y')).toEqual(before);
+    expect(await marketOf('f1x')).toMatchObject({
+      bestBid: null,
+      endDate: new Date('2026-12-31T00:00:00Z'),
+      clobTokenIds: ['f1xa', 'f1xb'],
+      yesTokenId: 'f1xa',
+    });
+  });
+
+  it('a pass stopped between refresh batches keeps the batches that committed; the next pass repairs the rest', async () => {
+    // Three events of 60 markets: three batches of the refresh (REFRESH_BATCH_MARKETS is 100).
+    const big = (id: string, price: number) => event(id, Array.from({ length: 60 }, (_, i) => market(`${id}-${i}`, { outcomePrices: [price, 1 - price] })));
+    venue.open = [big('b1', 0.5), big('b2', 0.5), big('b3', 0.5)];
+    await sync();
+    await newChanges();
+    venue.open = [big('b1', 0.25), big('b2', 0.25), big('b3', 0.25)];
+    await withoutRefreshOf('b2', async () => void (await expect(sync()).rejects.toThrow()));
+    expect(await newChanges()).toEqual([]);
+    expect(await pricesOf('b1')).toEqual([0.25]);
+    expect(await pricesOf('b2')).toEqual([0.5]);
+    expect(await pricesOf('b3')).toEqual([0.5]);
+    await sync();
+    expect(await newChanges()).toEqual([]);
+    for (const id of ['b1', 'b2', 'b3']) expect(await pricesOf(id)).toEqual([0.25]);
+  });
+});
+
+const withoutRefreshOf = (eventId: string, fn: () => Promise<void>) =>
+  failingWrites(env.database, 'market_samples', 'insert', `new.market_id like '${eventId}-%'`, fn);
+
+/** The distinct first outcome prices of an event's markets. */
+async function pricesOf(eventId: string) {
+  const rows = await env.database.db.select({ p: catalogMarkets.outcomePrices }).from(catalogMarkets).where(like(catalogMarkets.id, `${eventId}-%`));
+  return [...new Set(rows.map((r) => r.p[0]))];
+}
