@@ -4,7 +4,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
-import postgres from 'postgres';
+import postgres, { type Sql, type TransactionSql } from 'postgres';
 import { openPgliteFolder } from './pglite-folder.js';
 import { preparedInTransaction, preparedQuery } from './prepared.js';
 import { makeTreePrivate } from './private-files.js';
@@ -146,12 +146,35 @@ const PREPARED_MARK = '/* prepared */ ';
 
 /**
  * A hot statement whose text does not change with its values (a create, the engine's reload, the
- * firing write's statements): on PGlite, run through a named statement (prepared.ts, parsed once per
- * session and planned generically once PostgreSQL finds that no dearer), in a transaction or not,
- * where PGlite's `query` parses and plans it on every call. postgres.js prepares every statement
- * already; to it the mark is a comment.
+ * firing write's statements): run through a named statement, parsed once per session (PGlite) or
+ * connection (PostgreSQL) and planned generically once PostgreSQL finds that no dearer, in a
+ * transaction or not. Unmarked, PGlite's `query` and drizzle's postgres.js driver (`unsafe` without
+ * `prepare`) send every statement unnamed: parsed, analysed and planned on every call.
  */
 export const prepared = (query: SQL): SQL => sql`${sql.raw(PREPARED_MARK)}${query}`;
+
+type UnsafeOptions = Parameters<Sql['unsafe']>[2];
+
+/**
+ * The postgres.js client drizzle is given: a statement marked `prepared` runs as a named statement
+ * of its connection (postgres.js keeps one per text and connection), in transactions and savepoints
+ * too. drizzle's driver sends everything else unnamed, and a marked statement was too: at 1,000
+ * firings/s a seventh of PostgreSQL's CPU went to parsing and planning the firing write's and the
+ * worker's statements again on every call (docs/PERFORMANCE.md "Delivery"). drizzle uses `unsafe`,
+ * `begin`, `savepoint` and `options` only.
+ */
+function preparingClientOf<T extends Sql | TransactionSql>(client: T): T {
+  type Body = (inner: TransactionSql) => unknown;
+  const wrapBody = (args: unknown[]) => args.map((a) => (typeof a === 'function' ? (inner: TransactionSql) => (a as Body)(preparingClientOf(inner)) : a));
+  return Object.create(client, {
+    unsafe: {
+      value: (query: string, params?: unknown[], options?: UnsafeOptions) =>
+        client.unsafe(query, params as never, query.startsWith(PREPARED_MARK) ? { ...options, prepare: true } : options),
+    },
+    begin: { value: (...args: unknown[]) => (client as Sql).begin(...(wrapBody(args) as [Body])) },
+    savepoint: { value: (...args: unknown[]) => (client as TransactionSql).savepoint(...(wrapBody(args) as [Body])) },
+  }) as T;
+}
 
 /** `dataDir`: the folder PGlite keeps its files in, made private again once closed. */
 function wrapPglite(pg: PGlite, dataDir?: string): Database {
@@ -186,7 +209,7 @@ function wrapPglite(pg: PGlite, dataDir?: string): Database {
 function openPostgres(url: string, max: number): Database {
   // Advisory locks reserve a connection of their own while the work runs on another: at least two.
   const client = postgres(url, { max: Math.max(2, max), onnotice: () => {}, connection: { application_name: 'oddswatch' } });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const db = drizzlePostgres(preparingClientOf(client), { schema }) as unknown as Db;
   return {
     kind: 'postgres',
     db,

@@ -10,8 +10,8 @@ import { prepared, rowsOf, type Queryable } from './client.js';
  * parameters, `sqlToQuery`, and the service's own SQL objects) was ~0.15 ms of a create's CPU.
  *
  * The statement still runs as every other does: the session's `prepareQuery` and `execute`, the
- * same path as `on.execute`, so on PGlite the `prepared` mark routes it to its named statement
- * (client.ts) and on PostgreSQL postgres.js prepares it. Nothing here talks to a driver: one way
+ * same path as `on.execute`, so the `prepared` mark routes it to a named statement (client.ts: PGlite's
+ * session, or the postgres.js connection). Nothing here talks to a driver: one way
  * of running statements, as the sixth round chose (docs/PERFORMANCE.md).
  */
 export class StatementShapes<Values extends Record<string, unknown>> {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database, Tx } from '../db/client.js';
+import { prepared, type Database, type Tx } from '../db/client.js';
 import type { ChannelSettings } from '../db/schema/subscriptions.js';
 import type { ChannelType } from '../domain/enums.js';
 import type { DeliveryStatus } from './retry-policy.js';
@@ -109,14 +109,18 @@ export async function updateChannelHealth(
   nowMs: number,
 ): Promise<ChannelHealthRow[]> {
   if (signalled.length === 0) return [];
-  const values = signalled.map(({ deliveryId, signal }) => {
-    const error = signal.kind === 'failed' ? signal.error : signal.kind === 'disable' ? signal.reason : null;
-    const reason = signal.kind === 'disable' ? signal.reason : null;
-    return sql`(${deliveryId}::text, ${signal.kind === 'ok'}::boolean, ${error}::text, ${reason}::text)`;
-  });
+  const rows = signalled.map(({ deliveryId, signal }) => ({
+    delivery_id: deliveryId,
+    ok: signal.kind === 'ok',
+    error: signal.kind === 'failed' ? signal.error : signal.kind === 'disable' ? signal.reason : null,
+    reason: signal.kind === 'disable' ? signal.reason : null,
+  }));
+  // One JSON parameter: the same prepared text whatever the batch size (see writeOutcomes).
   return database.rows<ChannelHealthRow & Record<string, unknown>>(
-    sql`
-    with v(delivery_id, ok, error, reason) as (values ${sql.join(values, sql`, `)}),
+    prepared(sql`
+    with v as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(delivery_id text, ok boolean, error text, reason text)
+    ),
     per_channel as (
       select n.subscription_id, n.account_id, d.position, d.channel_type, coalesce(d.settings, '{}'::jsonb) as settings,
         bool_or(v.ok) as ok,
@@ -147,7 +151,7 @@ export async function updateChannelHealth(
       sc.failing_since::text as "failingSince",
       coalesce((extract(epoch from ${new Date(nowMs).toISOString()}::timestamptz - sc.failing_since) * 1000)::float8, 0) as "failingForMs",
       sc.failed_notifications as "failedNotifications", sc.last_error as "lastError", sc.warned_at::text as "warnedAt",
-      p.reason as "disableReason"`,
+      p.reason as "disableReason"`),
     tx,
   );
 }

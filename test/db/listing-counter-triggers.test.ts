@@ -1,8 +1,9 @@
-// The listing counter's triggers (drizzle/0018, 0022, 0023) on writes the API never makes but an
+// The listing counter's triggers (drizzle/0018, 0022, 0023, 0024) on writes the API never makes but an
 // operator's SQL or the delivery worker's batch writes can: cascades, savepoints, channels moved
 // between accounts, channel health updated in bulk.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows, type Queryable } from '../../src/db/index.js';
 import { createTestDatabase, engineName } from '../support/db.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -72,5 +73,68 @@ describe(`channels changed by hand or in bulk (${engineName})`, () => {
     expect(await version('h')).toBe(before);
     await database.db.execute(sql`update subscription_channels set settings = '{"muted": true}' where subscription_id in ('h-1', 'h-2')`);
     expect(await version('h')).toBe(before + 1n);
+  });
+});
+
+describe(`a firing's writes and the delivery outcomes (${engineName})`, () => {
+  const notify = (tx: Queryable, account: string, sub: string, from: number, to: number) =>
+    tx.execute(sql`insert into notifications (id, account_id, subscription_id, type, payload, dedupe_key)
+      select ${account} || '-n' || g, ${account}, ${sub}, 'price', '{}', ${account} || '-k' || g from generate_series(${from}::int, ${to}::int) g`);
+  const deliver = (tx: Queryable, account: string, from: number, to: number) =>
+    tx.execute(sql`insert into deliveries (id, notification_id, position, channel_type, status)
+      select ${account} || '-d' || g, ${account} || '-n' || g, 0, 'Webhook', 'PENDING' from generate_series(${from}::int, ${to}::int) g`);
+
+  it('a firing (its subscription, notification and deliveries written in one transaction) raises the listing once', async () => {
+    await account('f', 'f-w');
+    await insertSubs('f', 'f-w', 'f-', 1);
+    const before = await version('f');
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`update subscriptions set trigger_count = trigger_count + 1 where id = 'f-1'`);
+      await notify(tx, 'f', 'f-1', 1, 1);
+      await deliver(tx, 'f', 1, 1);
+    });
+    expect(await version('f')).toBe(before + 1n);
+    // The worker's outcome: the channel's status changes, so the listing does.
+    await database.db.execute(sql`update deliveries set status = 'SENT' where id = 'f-d1'`);
+    expect(await version('f')).toBe(before + 2n);
+    // A lease or a due time alone changes nothing shown.
+    await database.db.execute(sql`update deliveries set lease_until = now(), due_at = now() where id = 'f-d1'`);
+    expect(await version('f')).toBe(before + 2n);
+  });
+
+  it('a raise in a savepoint rolled back does not stand in for a later one', async () => {
+    await account('r', 'r-w');
+    await insertSubs('r', 'r-w', 'r-', 1);
+    const before = await version('r');
+    await database.db.transaction(async (tx) => {
+      await tx
+        .transaction(async (savepoint) => {
+          await notify(savepoint, 'r', 'r-1', 1, 1);
+          savepoint.rollback();
+        })
+        .catch(() => {});
+      await notify(tx, 'r', 'r-1', 2, 2);
+    });
+    expect(await version('r')).toBe(before + 1n);
+  });
+
+  it('a small delivery batch after a large one reads only the notifications it names', async () => {
+    await account('big', 'big-w');
+    await insertSubs('big', 'big-w', 'big-', 1);
+    // One transaction: one connection, so the trigger's plan made for the 300-row batch is the one
+    // the 5-row batch runs (plpgsql keeps a session's plan). With statistics that know the 3,000
+    // notifications, a join planned for 300 rows read all of them on every later call.
+    const readBySmallBatch = await database.db.transaction(async (tx) => {
+      await notify(tx, 'big', 'big-1', 1, 3000);
+      await tx.execute(sql`analyze notifications`);
+      await deliver(tx, 'big', 1, 300);
+      const seqRead = async () =>
+        (await queryRows<{ n: number }>(tx, sql`select seq_tup_read::int as n from pg_stat_xact_user_tables where relname = 'notifications'`))[0]!.n;
+      const before = await seqRead();
+      await deliver(tx, 'big', 301, 305);
+      return (await seqRead()) - before;
+    });
+    expect(readBySmallBatch).toBe(0);
+    expect(await version('big')).toBeGreaterThan(0n);
   });
 });

@@ -105,6 +105,21 @@ describe(`prepared() in a transaction (${engineName})`, () => {
     expect(after[0]!.n).toBeGreaterThan(0);
   });
 
+  it.runIf(engineName === 'postgres')('is a named statement of its connection, one for the text, in a transaction and a savepoint', async () => {
+    // drizzle's postgres.js driver sends statements unnamed (parsed and planned on every call); a
+    // marked one must not be.
+    const named = (tx: Parameters<typeof queryRows>[0]) =>
+      queryRows<{ n: number }>(tx, sql`select count(*)::int as n from pg_prepared_statements where statement like ${'/* prepared */ select id, n, at, doc, n::numeric / 3 as third from prepared_probe where id in (select jsonb_array_elements_text(%'}`);
+    await database.db.transaction(async (tx) => {
+      for (let i = 0; i < 6; i++) await queryRows(tx, prepared(read([`p${i}`])));
+      expect((await named(tx))[0]!.n).toBe(1);
+      await tx.transaction(async (savepoint) => {
+        expect(await queryRows(savepoint, prepared(read(['p2'])))).toEqual(await queryRows(savepoint, read(['p2'])));
+        expect((await named(savepoint))[0]!.n).toBe(1);
+      });
+    });
+  });
+
   it('sees the transaction\'s own writes, and a rollback undoes them and leaves the statement usable', async () => {
     const insert = (id: string) => prepared(sql`insert into prepared_probe (id, n, at) values (${id}, ${7}, now()) returning id`);
     const failed = await database.db

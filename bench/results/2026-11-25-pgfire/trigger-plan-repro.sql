@@ -1,0 +1,20 @@
+insert into accounts (id, name, webhook_secret) values ('acc1','a','x') on conflict do nothing;
+insert into notifications (id, account_id, subscription_id, type, payload, dedupe_key)
+  select 'n'||g, 'acc1', 's'||(g%500), 'price', '{}', 'k'||g from generate_series(1,40000) g;
+analyze;
+load 'auto_explain';
+set auto_explain.log_min_duration = 0;
+set auto_explain.log_nested_statements = on;
+set auto_explain.log_analyze = on;
+set auto_explain.log_buffers = on;
+set client_min_messages = log;
+set auto_explain.log_level = notice;
+begin;
+insert into deliveries (id, notification_id, position, channel_type, status) select 'd'||g, 'n'||g, 0, 'WEBHOOK', 'PENDING' from generate_series(1,300) g;
+commit;
+begin;
+insert into deliveries (id, notification_id, position, channel_type, status) select 'd'||g, 'n'||g, 0, 'WEBHOOK', 'PENDING' from generate_series(301,310) g;
+commit;
+begin;
+update deliveries set status = 'SENT' where id in (select 'd'||g from generate_series(1,20) g);
+commit;
