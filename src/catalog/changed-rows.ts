@@ -12,17 +12,14 @@ import type { StoredCatalog } from './state.js';
  * event, a closing's event) sees where the market is now, not where the refresh would put it later.
  * The new events are inserted before this (foreign key).
  */
-export async function moveMarkets(tx: Tx, fetched: VenueEvent[], stored: StoredCatalog, now: Date): Promise<number> {
-  let moved = 0;
+export async function moveMarkets(tx: Tx, fetched: VenueEvent[], stored: StoredCatalog, now: Date): Promise<void> {
   for (const e of fetched) {
     for (const [position, m] of e.markets.entries()) {
       const was = stored.marketEvents.get(m.id);
       if (was === undefined || was === e.id) continue;
       await tx.update(catalogMarkets).set({ eventId: e.id, position, updatedAt: now }).where(eq(catalogMarkets.id, m.id));
-      moved++;
     }
   }
-  return moved;
 }
 
 /**
