@@ -161,8 +161,10 @@ export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const followed = (token: string) => rules.follows(token) || trades.watches(token);
   const allTokens = () => {
     const tokens = rules.tokens();
+    const traded = trades.tokens();
+    if (traded.length === 0) return tokens;
     const seen = new Set(tokens);
-    for (const t of trades.tokens()) if (!seen.has(t)) tokens.push(t);
+    for (const t of traded) if (!seen.has(t)) tokens.push(t);
     return tokens;
   };
   /** Hands the re-arm bands the index started or passed to the writer, right after each index call. */

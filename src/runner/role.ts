@@ -119,18 +119,28 @@ export async function startEngineRole(options: EngineRoleOptions): Promise<Engin
   );
 
   // The stream carries only the tokens this process evaluates; books of tokens given up are forgotten.
+  // The stream's tokens are always `watched` (set here only), so a change hands it the tokens that
+  // came and went, not every token again: a reload adds a token or two, and rebuilding the records'
+  // flags and the stream's sets of every followed token on each one grew with all of them (~0.35 ms
+  // a reload at 1,400 tokens, docs/PERFORMANCE.md "Sequential creates, tenth round").
   let started = false;
   let watched = new Set<string>();
-  const watch = () => {
-    const next = new Set(runner.tokens().filter(evaluates));
-    for (const t of watched) if (!next.has(t)) records.unwatch(t);
-    for (const t of next) records.watch(t);
+  const watch = (tokens: readonly string[] = runner.tokens()) => {
+    const next = new Set<string>();
+    for (const t of tokens) if (evaluates(t)) next.add(t);
+    const gone: string[] = [];
+    for (const t of watched) if (!next.has(t)) gone.push(t);
+    const added: string[] = [];
+    for (const t of next) if (!watched.has(t)) added.push(t);
+    for (const t of gone) records.unwatch(t);
+    for (const t of added) records.watch(t);
     for (const t of handingOver.keys()) if (!next.has(t)) handingOver.delete(t);
     watched = next;
-    stream.setTokens(next);
+    if (gone.length > 0) stream.removeTokens(gone);
+    if (added.length > 0) stream.addTokens(added);
   };
-  runner.on('tokens-changed', () => {
-    if (started) watch();
+  runner.on('tokens-changed', (tokens) => {
+    if (started) watch(tokens);
   });
 
   // Newly followed tokens: the stream's subscription snapshot sets their reference, so the first

@@ -16,8 +16,8 @@ export interface RuleLoaderOptions {
   prices: TokenPriceStore;
   /** Kept while price rules follow their token (this loader says which). */
   records: TokenRecords;
-  /** The set of followed tokens changed (all of them). */
-  onTokensChanged: (tokens: string[]) => void;
+  /** The set of followed tokens changed (the listener reads them when it needs them). */
+  onTokensChanged: () => void;
   /** Rules started following these tokens after the first load. */
   onFollowing: (tokens: string[]) => void;
 }
@@ -84,7 +84,7 @@ export class RuleLoader {
     if (dropped.size > 0) writer.savePricesSoon();
     if (!subscriptionIds) index.settleAll();
     this.loaded = true;
-    if (tokensChanged) this.options.onTokensChanged(rules.tokens());
+    if (tokensChanged) this.options.onTokensChanged();
     if (followed.length > 0) this.options.onFollowing(followed);
   }
 }

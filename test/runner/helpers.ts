@@ -102,8 +102,11 @@ export function fakeStream() {
   let tokens: string[] = [];
   const stream = {
     setTokens: (ids: Iterable<string>) => void (tokens = [...ids]),
-    addTokens: () => {},
-    removeTokens: () => {},
+    addTokens: (ids: Iterable<string>) => void (tokens = [...new Set([...tokens, ...ids])]),
+    removeTokens: (ids: Iterable<string>) => {
+      const gone = new Set(ids);
+      tokens = tokens.filter((t) => !gone.has(t));
+    },
     connections: () => [tokens],
     feedState: () => [{ tokens, open: true, lastMessageAtMs: Date.now() }],
     on: (e: string, l: (...a: unknown[]) => void) => (emitter.on(e, l), stream),
