@@ -4,10 +4,8 @@ import type { VenueEvent, VenueMarket } from '../venue/gamma/types.js';
 import { resolvedOutcome } from './rows.js';
 import type { StoredCatalog } from './state.js';
 
+/** What closed or resolved since the last pass. Openings are found by inserting (src/catalog/new-rows.ts). */
 export interface Found {
-  newEvents: { eventId: string; marketIds: string[] }[];
-  /** New open markets of events already known. */
-  newMarkets: { eventId: string; marketId: string }[];
   closedMarkets: { eventId: string; marketId: string }[];
   closedEvents: string[];
   /** Stored markets whose umaResolutionStatus is not the stored one, from the fetched catalog or the closing confirmations. */
@@ -31,7 +29,7 @@ export async function diffCatalog(
   fetched: VenueEvent[],
   deps: { gamma: GammaClient; logger: Logger; firstSync: boolean },
 ): Promise<Found> {
-  const found: Found = { newEvents: [], newMarkets: [], closedMarkets: [], closedEvents: [], resolutions: [] };
+  const found: Found = { closedMarkets: [], closedEvents: [], resolutions: [] };
   const resolutions = new Map<string, Resolution>();
   // A market first seen brings its status with it (no change); the first sync records none.
   const noteStatus = (eventId: string, m: VenueMarket) => {
@@ -46,14 +44,7 @@ export async function diffCatalog(
     fetchedEventIds.add(e.id);
     for (const m of e.markets) if (m.closed) fetchedClosed.add(m.id);
     for (const m of e.markets) noteStatus(e.id, m);
-    const open = e.markets.filter((m) => !m.closed);
-    for (const m of open) seenOpenMarkets.add(m.id);
-    if (deps.firstSync) continue;
-    if (!stored.eventIds.has(e.id)) {
-      found.newEvents.push({ eventId: e.id, marketIds: open.map((m) => m.id) });
-      continue;
-    }
-    for (const m of open) if (!stored.marketIds.has(m.id)) found.newMarkets.push({ eventId: e.id, marketId: m.id });
+    for (const m of e.markets) if (!m.closed) seenOpenMarkets.add(m.id);
   }
 
   const confirmedClosed = new Set<string>();

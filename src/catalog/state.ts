@@ -4,7 +4,8 @@ import { catalogEvents, catalogMarkets } from '../db/schema/index.js';
 export interface StoredCatalog {
   eventIds: Set<string>;
   openEventIds: Set<string>;
-  marketIds: Set<string>;
+  /** Every stored market id → its event id, closed ones too: a market the venue moved is found by it. */
+  marketEvents: Map<string, string>;
   /** Open market id → its event id. */
   openMarkets: Map<string, string>;
   /** Market id → its stored umaResolutionStatus. */
@@ -20,7 +21,7 @@ export async function loadStoredCatalog(database: Database): Promise<StoredCatal
   return {
     eventIds: new Set(events.map((e) => e.id)),
     openEventIds: new Set(events.filter((e) => !e.closed).map((e) => e.id)),
-    marketIds: new Set(markets.map((m) => m.id)),
+    marketEvents: new Map(markets.map((m) => [m.id, m.eventId])),
     openMarkets: new Map(markets.filter((m) => !m.closed).map((m) => [m.id, m.eventId])),
     resolutionStatus: new Map(markets.map((m) => [m.id, m.status])),
   };

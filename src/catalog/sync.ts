@@ -8,9 +8,11 @@ import type { GammaClient } from '../venue/gamma/client.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { announceAll, autoAddMatchingEvents, autoFetchNewMarkets } from './auto-add.js';
 import { diffCatalog, type Found } from './diff.js';
+import { moveMarkets, refreshChangedRows } from './changed-rows.js';
 import { chunks } from './rows.js';
 import { isEmpty, loadStoredCatalog } from './state.js';
-import { upsertCatalog } from './upsert.js';
+import { insertNewRows, type Inserted } from './new-rows.js';
+import { refreshCatalog } from './refresh.js';
 
 export interface SyncDeps {
   database: Database;
@@ -33,6 +35,8 @@ export interface SyncReport {
  * One pass over the venue's open catalog: store it, sample every market, record what opened and
  * closed since the last pass (each change once), and grow the watchlists that ask for it.
  * The first pass over an empty catalog records no openings: everything would be "new".
+ * The writes are one short transaction for the changes, then the refresh of the rows already
+ * stored in batches (docs/catalog.md "Sync"), so on PGlite other work gets the connection between them.
  */
 export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   const { database, gamma, logger } = deps;
@@ -43,18 +47,40 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   for await (const page of gamma.fetchOpenEvents()) fetched.push(...page);
   const found = await diffCatalog(stored, fetched, { gamma, logger, firstSync });
 
-  const report = await inTransaction(database.db, async (tx) => {
-    await upsertCatalog(tx, fetched, now);
-    const changes = await recordChanges(tx, found, now);
-    const newOpenEvents = found.newEvents.map((e) => e.eventId);
+  // What makes changes, in one short transaction: the new rows (so an opening is recorded by the
+  // transaction that inserted its row), the markets moved to another event, the rows the changes
+  // name brought up to the venue's data (the engine builds the notices from them), the flips of
+  // closings and resolutions, the change rows and the watchlists' growth. Its size follows what
+  // changed, not the catalog's size.
+  const recordPass = async (tx: Tx) => {
+    const inserted = await insertNewRows(tx, fetched, stored, now);
+    const opened = firstSync ? { newEvents: [], newMarkets: [] } : openings(fetched, inserted);
+    await moveMarkets(tx, fetched, stored, now);
+    await refreshChangedRows(tx, fetched, stored, { found, newMarkets: opened.newMarkets }, now);
+    const changes = await recordChanges(tx, opened, found, now);
+    const newOpenEvents = opened.newEvents.map((e) => e.eventId);
     const added = await autoAddMatchingEvents(database, tx, newOpenEvents, deps.maxEventsPerWatchlist ?? 500);
-    const fetchedInto = await autoFetchNewMarkets(tx, found.newMarkets);
+    const fetchedInto = await autoFetchNewMarkets(tx, opened.newMarkets);
     const changed = new Set([...added, ...fetchedInto]);
     await announceAll(tx, changed);
-    // Every pass rewrites titles, prices and volumes: every process's search answers are stale (on commit).
     await notifyChange(tx, CATALOG_CHANGED, 'sync');
     return { changes, watchlistsChanged: changed.size };
-  });
+  };
+  // The first fill of an empty catalog stays one transaction: a crash half-way through it would
+  // leave a catalog that is not empty, and the next pass would record the rest of the venue as new.
+  const report = firstSync
+    ? await inTransaction(database.db, async (tx) => {
+        const recorded = await recordPass(tx);
+        await refreshCatalog(tx, fetched, stored, now, { logger });
+        return recorded;
+      })
+    : await inTransaction(database.db, recordPass);
+  if (!firstSync) {
+    // Titles, prices and volumes of the known rows, in short transactions of their own.
+    await refreshCatalog(database.db, fetched, stored, now, { logger });
+    // Search answers read during the refresh are stale now (sent on commit of the notice alone).
+    await notifyChange(database.db, CATALOG_CHANGED, 'sync');
+  }
   const result: SyncReport = {
     firstSync,
     events: fetched.length,
@@ -65,13 +91,30 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   return result;
 }
 
-async function recordChanges(tx: Tx, found: Found, now: Date): Promise<Record<CatalogChangeKind, number>> {
+interface Openings {
+  newEvents: { eventId: string; marketIds: string[] }[];
+  /** New open markets of events already known. */
+  newMarkets: { eventId: string; marketId: string }[];
+}
+
+/** The open events and markets this pass inserted, in the venue's order; closed ones open nothing. */
+function openings(fetched: VenueEvent[], inserted: Inserted): Openings {
+  const found: Openings = { newEvents: [], newMarkets: [] };
+  for (const e of fetched) {
+    const marketIds = e.markets.filter((m) => !m.closed && inserted.marketIds.has(m.id)).map((m) => m.id);
+    if (inserted.eventIds.has(e.id)) found.newEvents.push({ eventId: e.id, marketIds });
+    else for (const marketId of marketIds) found.newMarkets.push({ eventId: e.id, marketId });
+  }
+  return found;
+}
+
+async function recordChanges(tx: Tx, opened: Openings, found: Found, now: Date): Promise<Record<CatalogChangeKind, number>> {
   const rows: { kind: CatalogChangeKind; eventId: string; marketId: string | null; detectedAt: Date; details?: CatalogChangeDetails }[] = [];
-  for (const e of found.newEvents) {
+  for (const e of opened.newEvents) {
     rows.push({ kind: 'new_event', eventId: e.eventId, marketId: null, detectedAt: now });
     for (const marketId of e.marketIds) rows.push({ kind: 'new_market', eventId: e.eventId, marketId, detectedAt: now });
   }
-  for (const m of found.newMarkets) rows.push({ kind: 'new_market', eventId: m.eventId, marketId: m.marketId, detectedAt: now });
+  for (const m of opened.newMarkets) rows.push({ kind: 'new_market', eventId: m.eventId, marketId: m.marketId, detectedAt: now });
 
   // Before the closings: a market resolving also closes, and its resolution is told before the
   // closing stops its rules. Each is recorded once: only by the pass that flips the stored status.

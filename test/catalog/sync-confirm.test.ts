@@ -2,80 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq } from 'drizzle-orm';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { catalogChanges, catalogEvents, catalogMarkets, marketSamples } from '../../src/db/schema/index.js';
-import type { GammaClient } from '../../src/venue/gamma/client.js';
-import type { VenueEvent, VenueMarket } from '../../src/venue/gamma/types.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 import { silent } from '../venue/support.js';
-
-const market = (id: string, over: Partial<VenueMarket> = {}): VenueMarket => ({
-  id,
-  question: `Q ${id}?`,
-  slug: `q-${id}`,
-  groupItemTitle: '',
-  description: '',
-  conditionId: `0x${id}`,
-  outcomes: ['Yes', 'No'],
-  outcomePrices: [0.4, 0.6],
-  clobTokenIds: [`${id}1`, `${id}2`],
-  active: true,
-  closed: false,
-  archived: false,
-  acceptingOrders: true,
-  negRisk: false,
-  volume: 100,
-  volume24hr: 10,
-  liquidity: 50,
-  bestBid: null,
-  bestAsk: null,
-  lastTradePrice: null,
-  tickSize: null,
-  image: '',
-  icon: '',
-  startDate: null,
-  endDate: null,
-  umaResolutionStatus: '',
-  ...over,
-});
-
-const event = (id: string, markets: VenueMarket[], over: Partial<VenueEvent> = {}): VenueEvent => ({
-  id,
-  slug: `e-${id}`,
-  title: `Event ${id}`,
-  description: '',
-  image: '',
-  icon: '',
-  active: true,
-  closed: false,
-  archived: false,
-  startDate: null,
-  endDate: null,
-  volume: 100,
-  volume24hr: 10,
-  liquidity: 50,
-  negRisk: false,
-  tags: [],
-  markets,
-  ...over,
-});
-
-/** A scripted venue: the open catalog and single reads are set per test step. */
-function fakeGamma() {
-  const venue = {
-    open: [] as VenueEvent[],
-    getEvent: async (_id: string): Promise<VenueEvent | null> => null,
-    getMarket: async (_id: string): Promise<VenueMarket | null> => null,
-  };
-  const gamma: GammaClient = {
-    async *fetchOpenEvents() {
-      yield venue.open;
-    },
-    getEvent: (id) => venue.getEvent(id),
-    getMarket: (id) => venue.getMarket(id),
-    listTags: async () => [],
-  };
-  return { venue, gamma };
-}
+import { event, fakeGamma, market } from './scripted-venue.js';
 
 let env: TestEnv;
 beforeAll(async () => {

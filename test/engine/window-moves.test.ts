@@ -116,4 +116,23 @@ describe.each(implementations)('window moves (%s)', (_name, make) => {
     expect(e.setEnabled(1, true, T0 + 4 * MIN)).toEqual([]);
     expect(feed(e, [[5, 0.61]]).map((f) => f.details!.movePoints)).toEqual([16]);
   });
+
+  it('1,500 tokens (past the first 64 KB of the index\'s arrays, which then grow line-aligned): each fires its own rules', () => {
+    const e = make();
+    const tokens = Array.from({ length: 1500 }, (_, i) => `tok-${i}`);
+    tokens.forEach((token, i) => {
+      e.add(rule({ ruleId: 2 * i, type: 'Moves Up By', threshold: thresholdFraction(5), window: '15m', token }), T0);
+      e.add(rule({ ruleId: 2 * i + 1, type: 'Crossing Up', threshold: thresholdFraction(50), token }), T0);
+    });
+    const before = tokens.flatMap((token) => feed(e, [[0, 0.4], [1, 0.42]], token));
+    expect(before).toEqual([]);
+    const fired = tokens.flatMap((token, i) => feed(e, [[2, thresholdFraction(43 + (i % 10))]], token));
+    // 43–52 %: 3–12 points up from the window's lowest, 40 % (5 or more fire); from 50 % a crossing too.
+    const expected = tokens.flatMap((_, i) => {
+      const price = 43 + (i % 10);
+      return [...(price - 40 >= 5 ? [2 * i] : []), ...(price >= 50 ? [2 * i + 1] : [])];
+    });
+    expect(fired.map((f) => f.ruleId).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
+    expect(fired.filter((f) => f.ruleType === 'Moves Up By').every((f) => f.details!.windowStartValue === 0.4)).toBe(true);
+  });
 });

@@ -89,8 +89,10 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       expect(ready.body.details.feed[0]).toMatchObject({ connection: 0, open: true });
       expect(ready.body.details.feed[0].lagSeconds).toBeLessThan(1);
 
-      const stalledAt = Date.now();
       expect((await postJson(`${controlUrl}/feed/stall`, { seconds: 2.5 })).status).toBe(200);
+      // The venue may still send until it has taken the stall (a loaded machine answers late):
+      // "since" is the last message, so no later than the stall's answer, and well before the notice.
+      const stalledAt = Date.now();
       // Moved while the venue is silent: the stream never carries it.
       await movePrice(controlUrl, m1!.id, 0.6);
 
@@ -104,7 +106,7 @@ describe(`feed health (${engineName}, venue simulator, FEED_STALE_AFTER_MS=1000)
       expect(lag).toBeGreaterThanOrEqual(1);
       const [delayed] = await feedNotices(a.userId);
       expect(delayed).toMatchObject({ type: 'feed_health_notification', event: 'feed_delayed', userId: a.userId });
-      expect(Date.parse(delayed!.since)).toBeLessThanOrEqual(stalledAt + 50);
+      expect(Date.parse(delayed!.since)).toBeLessThanOrEqual(stalledAt);
       expect(delayed!.message).toContain(`Prices may be delayed since ${delayed!.since}`);
       // In App, and the chat the rule delivers to; B's rule has In App only.
       expect(await noticeChannels(a.userId)).toEqual([['In App', 'Telegram']]);

@@ -20,8 +20,8 @@ interface Entry {
 /**
  * Answers of the public search (POST /search, /search/tag-slugs) of one database, in memory, keyed
  * by the normalized request. The catalog they are read from changes only by a catalog sync pass,
- * whose CATALOG_CHANGED notice (sent in its transaction, delivered on commit) empties the cache in
- * every process; a read that was running while a notice arrived is not kept (`generation`).
+ * whose CATALOG_CHANGED notices (sent in its change transaction and after its refresh, delivered on
+ * commit) empty the cache in every process; a read that was running while a notice arrived is not kept (`generation`).
  * Concurrent misses of one request share one read. Oldest answers go first when full.
  */
 export class SearchAnswerCache {
