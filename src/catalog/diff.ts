@@ -38,11 +38,13 @@ export async function diffCatalog(
     resolutions.set(m.id, { eventId, marketId: m.id, status: m.umaResolutionStatus, previous, outcome: resolvedOutcome(m) });
   };
   const seenOpenMarkets = new Set<string>();
+  const fetchedMarkets = new Set<string>();
   const fetchedEventIds = new Set<string>();
   const fetchedClosed = new Set<string>();
   for (const e of fetched) {
     fetchedEventIds.add(e.id);
     for (const m of e.markets) if (m.closed) fetchedClosed.add(m.id);
+    for (const m of e.markets) fetchedMarkets.add(m.id);
     for (const m of e.markets) noteStatus(e.id, m);
     for (const m of e.markets) if (!m.closed) seenOpenMarkets.add(m.id);
   }
@@ -56,7 +58,9 @@ export async function diffCatalog(
     found.closedEvents.push(id);
     for (const m of e?.markets ?? []) {
       if (m.closed) confirmedClosed.add(m.id);
-      noteStatus(id, m);
+      // The open catalog's listing is the newer word on a market it holds (one moved to another
+      // event is still listed by its old event's answer): the change names the event it is under.
+      if (!fetchedMarkets.has(m.id)) noteStatus(id, m);
     }
   });
 

@@ -58,15 +58,19 @@ export async function refreshCatalog(
   // First, so that a batch which keeps failing does not stop the pruning and grow the table pass after pass.
   await pruneSamples(on, now);
   let batches = 0;
+  let failed: { batch: number; err: unknown } | undefined;
   for (const events of eventBatches(fetched, options.batchMarkets ?? REFRESH_BATCH_MARKETS)) {
     if (batches++ > 0) await yieldTurn();
     try {
       await inTransaction(on, (tx) => refreshBatch(tx, events, stored, now));
     } catch (err) {
+      // The batches after it still run: one that keeps failing must not leave every later event
+      // without its samples and end dates, pass after pass. The pass fails once they are done.
       options.logger.error({ err, batch: batches, firstEventId: events[0]!.id, events: events.length }, 'catalog refresh batch failed');
-      throw err;
+      failed ??= { batch: batches, err };
     }
   }
+  if (failed) throw failed.err;
   return { batches };
 }
 

@@ -8,6 +8,7 @@ import type { GammaClient } from '../venue/gamma/client.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { announceAll, autoAddMatchingEvents, autoFetchNewMarkets } from './auto-add.js';
 import { diffCatalog, type Found } from './diff.js';
+import { eachMarketOnce } from './each-market-once.js';
 import { moveMarkets, refreshChangedRows } from './changed-rows.js';
 import { chunks } from './rows.js';
 import { isEmpty, loadStoredCatalog } from './state.js';
@@ -43,8 +44,9 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   const now = (deps.now ?? (() => new Date()))();
   const stored = await loadStoredCatalog(database);
   const firstSync = isEmpty(stored);
-  const fetched: VenueEvent[] = [];
-  for await (const page of gamma.fetchOpenEvents()) fetched.push(...page);
+  const listed: VenueEvent[] = [];
+  for await (const page of gamma.fetchOpenEvents()) listed.push(...page);
+  const fetched = eachMarketOnce(listed, logger);
   const found = await diffCatalog(stored, fetched, { gamma, logger, firstSync });
 
   // What makes changes, in one short transaction: the new rows (so an opening is recorded by the
@@ -101,6 +103,7 @@ interface Openings {
 function openings(fetched: VenueEvent[], inserted: Inserted): Openings {
   const found: Openings = { newEvents: [], newMarkets: [] };
   for (const e of fetched) {
+    if (e.closed) continue;
     const marketIds = e.markets.filter((m) => !m.closed && inserted.marketIds.has(m.id)).map((m) => m.id);
     if (inserted.eventIds.has(e.id)) found.newEvents.push({ eventId: e.id, marketIds });
     else for (const marketId of marketIds) found.newMarkets.push({ eventId: e.id, marketId });

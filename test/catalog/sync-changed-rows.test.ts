@@ -142,10 +142,65 @@ describe(`catalog sync: the refresh (${engineName})`, () => {
     expect(await newChanges()).toEqual([]);
     expect(await pricesOf('b1')).toEqual([0.25]);
     expect(await pricesOf('b2')).toEqual([0.5]);
-    expect(await pricesOf('b3')).toEqual([0.5]);
+    // The batch after the failing one still ran: one bad batch does not starve the rest.
+    expect(await pricesOf('b3')).toEqual([0.25]);
     await sync();
     expect(await newChanges()).toEqual([]);
     for (const id of ['b1', 'b2', 'b3']) expect(await pricesOf(id)).toEqual([0.25]);
+  });
+});
+
+describe(`catalog sync: what the venue lists oddly (${engineName})`, () => {
+  it('a market listed under two events opens once, closes once, and does not stop the pass', async () => {
+    venue.open = [event('d1', [market('d1x'), market('dd')]), event('d2', [market('d2x')])];
+    await sync();
+    await newChanges();
+
+    // A new market in both events, and a stored one listed again under d2.
+    venue.open = [event('d1', [market('d1x'), market('dd'), market('dn')]), event('d2', [market('d2x'), market('dn'), market('dd')])];
+    await sync();
+    expect(await newChanges()).toEqual([['new_market', 'd1', 'dn']]);
+    expect(await marketOf('dd')).toMatchObject({ eventId: 'd1' });
+
+    // Both listings say it resolved and closed: one resolution, one closing, the pass goes through.
+    const resolved = market('dd', { closed: true, umaResolutionStatus: 'resolved', outcomePrices: [1, 0] });
+    venue.open = [event('d1', [market('d1x'), resolved, market('dn')]), event('d2', [market('d2x'), market('dn'), resolved])];
+    await sync();
+    expect(await newChanges()).toEqual([
+      ['resolution', 'd1', 'dd'],
+      ['closed_market', 'd1', 'dd'],
+    ]);
+    await sync();
+    expect(await newChanges()).toEqual([]);
+  });
+
+  it('a new event listed as closed opens nothing', async () => {
+    venue.open = [event('c1', [market('c1x')])];
+    await sync();
+    await newChanges();
+    venue.open = [event('c1', [market('c1x')]), event('c2', [market('c2x', { closed: true })], { closed: true })];
+    await sync();
+    expect(await newChanges()).toEqual([]);
+    expect(await eventOf('c2')).toMatchObject({ closed: true });
+  });
+
+  it("a moved market's resolution names its new event, whatever its old event's closing answer says", async () => {
+    venue.open = [event('g1', [market('g1x'), market('gm')]), event('g2', [market('g2x')])];
+    await sync();
+    await newChanges();
+
+    // gm moved to g2 and resolved; g1 is gone, and the venue's answer for g1 still lists gm, proposed.
+    venue.open = [event('g2', [market('g2x'), market('gm', { closed: true, umaResolutionStatus: 'resolved', outcomePrices: [0, 1] })])];
+    venue.getEvent = async (id) =>
+      id === 'g1' ? event('g1', [market('g1x', { closed: true }), market('gm', { umaResolutionStatus: 'proposed' })], { closed: true }) : null;
+    try {
+      await sync();
+    } finally {
+      venue.getEvent = async () => null;
+    }
+    const changes = await newChanges();
+    expect(changes.filter(([kind]) => kind === 'resolution')).toEqual([['resolution', 'g2', 'gm']]);
+    expect(await marketOf('gm')).toMatchObject({ eventId: 'g2', umaResolutionStatus: 'resolved', resolvedOutcome: 'No' });
   });
 });
 
