@@ -5,6 +5,7 @@ import { notifyChange } from '../../src/db/client.js';
 import { openDatabase } from '../../src/db/index.js';
 import { SUBSCRIPTION_LIST_CHANGED } from '../../src/db/coordination.js';
 import { catalogEvents, catalogMarkets, notifications, subscriptions } from '../../src/db/schema/index.js';
+import { claimDueDeliveries, recordAttempts } from '../../src/delivery/outbox-store.js';
 import { writeFiring } from '../../src/runner/fire.js';
 import { listSubscriptions, listSubscriptionsJson } from '../../src/services/subscriptions/index.js';
 import { listingFollowsNotices } from '../../src/services/subscriptions/listing-cache.js';
@@ -143,6 +144,27 @@ describe(`the cached subscription listing (${engineName})`, () => {
     // Retention removing the latest notification takes its status away.
     await env.database.db.delete(notifications).where(eq(notifications.subscriptionId, failed));
     expect((await shown(failed))!.channels[0].status).toBeUndefined();
+  });
+
+  // drizzle/0026: an outcome raises the account's deliveries row, not the row the firing write raised;
+  // the listing's version reads both. Read once right after each write: never a wait for it to show.
+  it('shows each delivery outcome the worker records on the very next read, between firings read from the cache', async () => {
+    const wl = await watchlist();
+    const id = await subscribe(wl, [{ type: 'Webhook', settings: { webhookUrl: ok.url } }]);
+    const record = async (status: 'SENT' | 'FAILED') => {
+      const claimed = await claimDueDeliveries(env.database, 100, 30_000);
+      expect(claimed.length).toBeGreaterThan(0);
+      const result = { outcome: status === 'SENT' ? ('sent' as const) : ('failed' as const), statusCode: status === 'SENT' ? 200 : 500, durationMs: 1 };
+      await recordAttempts(env.database, claimed.map((delivery) => ({ delivery, outcome: { status, result } })));
+    };
+    for (const status of ['FAILED', 'SENT'] as const) {
+      await fire(id);
+      // Read twice: the second answer is the kept one the outcome must not be hidden behind.
+      expect((await shown(id))!.channels[0].status).toBe('PENDING');
+      expect((await shown(id))!.channels[0].status).toBe('PENDING');
+      await record(status);
+      expect((await shown(id))!.channels[0].status).toBe(status);
+    }
   });
 
   it('shows a watchlist renamed or deleted, and an event or market renamed by the catalog', async () => {

@@ -1,8 +1,9 @@
-// The listing counter's triggers (drizzle/0018, 0022, 0023, 0024) on writes the API never makes but an
+// The listing counter's triggers (drizzle/0018, 0022, 0023, 0024, 0026) on writes the API never makes but an
 // operator's SQL or the delivery worker's batch writes can: cascades, savepoints, channels moved
 // between accounts, channel health updated in bulk.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUBSCRIPTION_LIST_CHANGED } from '../../src/db/coordination.js';
 import { queryRows, type Queryable } from '../../src/db/index.js';
 import { createTestDatabase, engineName } from '../support/db.js';
 
@@ -14,8 +15,10 @@ afterAll(() => database?.drop());
 
 const kept = async (account: string) =>
   (await database.rows<{ n: number | null }>(sql`select (select subscriptions from subscription_list_versions where account_id = ${account}) as n`))[0]!.n;
-const version = async (account: string) =>
-  BigInt((await database.rows<{ v: string }>(sql`select version::text as v from subscription_list_versions where account_id = ${account}`))[0]!.v);
+const version = async (key: string, on?: Queryable) =>
+  BigInt((await database.rows<{ v: string }>(sql`select coalesce((select version from subscription_list_versions where account_id = ${key}), 0)::text as v`, on))[0]!.v);
+/** The account's second counter row, raised by the deliveries' shown changes (drizzle/0026). */
+const deliveriesRow = (account: string) => `${account} deliveries`;
 const insertSubs = (account: string, watchlist: string, prefix: string, n: number) =>
   database.db.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
     select ${prefix} || g, ${account}, ${watchlist}, 'Watchlist', 'Crossing', 'Recurring', 'x' from generate_series(1, ${n}::int) g`);
@@ -94,12 +97,56 @@ describe(`a firing's writes and the delivery outcomes (${engineName})`, () => {
       await deliver(tx, 'f', 1, 1);
     });
     expect(await version('f')).toBe(before + 1n);
-    // The worker's outcome: the channel's status changes, so the listing does.
+    // The worker's outcome: the channel's status changes, so the listing does, through the account's
+    // deliveries row (0026): the row a firing write raises is left to the engine.
+    expect(await version(deliveriesRow('f'))).toBe(0n);
     await database.db.execute(sql`update deliveries set status = 'SENT' where id = 'f-d1'`);
-    expect(await version('f')).toBe(before + 2n);
+    expect(await version(deliveriesRow('f'))).toBe(1n);
+    expect(await version('f')).toBe(before + 1n);
     // A lease or a due time alone changes nothing shown.
     await database.db.execute(sql`update deliveries set lease_until = now(), due_at = now() where id = 'f-d1'`);
-    expect(await version('f')).toBe(before + 2n);
+    expect(await version(deliveriesRow('f'))).toBe(1n);
+    expect(await version('f')).toBe(before + 1n);
+  });
+
+  it('an outcome batch raises the deliveries row once a transaction, not stood in for by a savepoint rolled back, and notifies the account', async () => {
+    await account('o', 'o-w');
+    await insertSubs('o', 'o-w', 'o-', 1);
+    await notify(database.db, 'o', 'o-1', 1, 3);
+    await deliver(database.db, 'o', 1, 3);
+    const before = await version('o');
+    const count = await kept('o');
+    // On PGlite the writing session is the listening one, and its notices arrive before the commit
+    // returns; on PostgreSQL the writing session does not listen and sends none (0019).
+    const payloads: string[] = [];
+    const stop = database.kind === 'pglite' ? await database.listen(SUBSCRIPTION_LIST_CHANGED, (p) => payloads.push(p)) : async () => {};
+    try {
+      await database.db.transaction(async (tx) => {
+        await tx
+          .transaction(async (savepoint) => {
+            await savepoint.execute(sql`update deliveries set status = 'SENT' where id = 'o-d1'`);
+            expect(await version(deliveriesRow('o'), savepoint)).toBe(1n);
+            savepoint.rollback();
+          })
+          .catch(() => {});
+        expect(await version(deliveriesRow('o'), tx)).toBe(0n);
+        await tx.execute(sql`update deliveries set status = 'FAILED' where id = 'o-d1'`);
+      });
+      const afterSavepoint = await version(deliveriesRow('o'));
+      expect(afterSavepoint).toBeGreaterThan(0n);
+      // Two outcome statements in one transaction raise it once.
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`update deliveries set status = 'SENT' where id = 'o-d2'`);
+        await tx.execute(sql`update deliveries set status = 'SENT' where id = 'o-d3'`);
+      });
+      expect(await version(deliveriesRow('o'))).toBe(afterSavepoint + 1n);
+      expect(await version('o')).toBe(before);
+      expect(await kept('o')).toBe(count);
+      // The notices name the account, never its deliveries row (PGlite's generations are per account).
+      if (database.kind === 'pglite') expect(new Set(payloads)).toEqual(new Set(['o']));
+    } finally {
+      await stop();
+    }
   });
 
   it('a raise in a savepoint rolled back does not stand in for a later one', async () => {

@@ -1,6 +1,7 @@
 // A database migrated to 0021 with subscriptions already in it, upgraded to 0022/0023: the kept
 // subscription counts (0023) start right, and the upgrade does not deadlock with a process still
-// running the old code while it writes subscriptions (PostgreSQL, a rolling upgrade).
+// running the old code while it writes subscriptions (PostgreSQL, a rolling upgrade). And one at
+// 0025 upgraded to 0026 (the counter split by writer).
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -110,4 +111,32 @@ describe.runIf(engineName === 'postgres')('upgrade to 0023 while an old process 
     writer.release();
     expect({ m, w }).toEqual({ m: 'migrated', w: 'written' });
   }, 60_000);
+});
+
+// 0026 splits the counter by writer: the rows already there stay the accounts' rows (versions and
+// counts as they were); a delivery's change then makes the account's deliveries row.
+describe(`upgrade from 0025 with counter rows in it (${engineName})`, () => {
+  it('keeps the accounts\' rows and counts, and raises the deliveries row on the first outcome', async () => {
+    const database = await emptyDatabase();
+    await migrate(database, await foldersUpTo(25));
+    await database.db.execute(sql`insert into accounts (id, webhook_secret) values ('acc-u', 's')`);
+    await database.db.execute(sql`insert into watchlists (id, account_id, name, query) values ('wl-u', 'acc-u', 'U', '{}')`);
+    await database.db.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
+      values ('su1', 'acc-u', 'wl-u', 'Watchlist', 'Crossing', 'Recurring', 'x')`);
+    await database.db.execute(sql`insert into notifications (id, account_id, subscription_id, type, payload, dedupe_key) values ('nu1', 'acc-u', 'su1', 'price', '{}', 'ku1')`);
+    await database.db.execute(sql`insert into deliveries (id, notification_id, position, channel_type, status) values ('du1', 'nu1', 0, 'Webhook', 'PENDING')`);
+    const counters = () => database.rows<{ account_id: string; version: string; subscriptions: number }>(
+      sql`select account_id, version::text, subscriptions from subscription_list_versions order by 1`);
+    const before = await counters();
+    expect(before.map((r) => r.account_id)).toEqual(['acc-u']);
+
+    await migrate(database, MIGRATIONS_FOLDER);
+    expect(await counters()).toEqual(before);
+    await database.db.execute(sql`update deliveries set status = 'SENT' where id = 'du1'`);
+    expect(await counters()).toEqual([...before, { account_id: 'acc-u deliveries', version: '1', subscriptions: 0 }]);
+    await database.db.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
+      values ('su2', 'acc-u', 'wl-u', 'Watchlist', 'Crossing', 'Recurring', 'x')`);
+    const [account] = await counters();
+    expect([account!.version, account!.subscriptions]).toEqual([String(BigInt(before[0]!.version) + 1n), before[0]!.subscriptions + 1]);
+  }, 120_000);
 });

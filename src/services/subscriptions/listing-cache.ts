@@ -102,8 +102,8 @@ export async function startListingNotices(database: Database): Promise<() => Pro
 /**
  * An account's answer built by `build` (a listing or one subscription), served from memory while
  * nothing it shows has changed. Database triggers raise the account's subscription_list_versions
- * counter in every transaction that changes anything a listing shows (drizzle/0018_*.sql), in
- * whichever process or role writes it, so one indexed read per request tells whether the kept
+ * counter in every transaction that changes anything a listing shows (drizzle/0018_*.sql; a
+ * delivery's shown change raises the account's second row, 0026), in whichever process or role writes it, so one indexed read per request tells whether the kept
  * answer is still the current one; on PGlite, once its notices are followed, the generation the
  * notices raise tells it without a read (see Generations). Either is taken before the answer is
  * built, and on PGlite an answer is kept only if no notice came during the build: an answer kept
@@ -130,15 +130,23 @@ export async function cachedAccountJson(
   return answer;
 }
 
-/** The account's listing version from the counters: its own row and the catalog-wide one. */
+/**
+ * The suffix of an account's second counter row, the one the deliveries' shown changes raise (the
+ * worker's outcomes, drizzle/0026_*.sql), so they and the engine's firing writes lock different rows.
+ */
+const DELIVERIES_PART = ' deliveries';
+
+/** The account's listing version from the counters: its own row, its deliveries' row and the catalog-wide one. */
 async function counterVersion(database: Database, accountId: string): Promise<string> {
+  const deliveriesKey = accountId + DELIVERIES_PART;
   const [row] = await queryRows<{ v: string }>(
     database.db,
     sql`select coalesce(max(version) filter (where account_id = ${accountId}), 0)::text || ':' ||
+      coalesce(max(version) filter (where account_id = ${deliveriesKey}), 0)::text || ':' ||
       coalesce(max(version) filter (where account_id = ${CATALOG_WIDE}), 0)::text as v
-      from subscription_list_versions where account_id in (${accountId}, ${CATALOG_WIDE})`,
+      from subscription_list_versions where account_id in (${accountId}, ${deliveriesKey}, ${CATALOG_WIDE})`,
   );
-  return `c${row?.v ?? '0:0'}`;
+  return `c${row?.v ?? '0:0:0'}`;
 }
 
 function toCachedJson(value: unknown): CachedJson {
