@@ -1,6 +1,5 @@
 import { isMoveRuleType } from '../domain/enums.js';
 import { Firer } from './firing.js';
-import { lineAligned } from './line-aligned.js';
 import { MoveBook } from './moves.js';
 import { PauseHeap } from './pause-heap.js';
 import {
@@ -33,8 +32,8 @@ export class RuleIndex implements AlertEvaluator {
   /** Dense indexes of released tokens, reused before new ones (a long run's churn stays bounded). */
   private readonly freeIndexes: number[] = [];
   private readonly heap = new PauseHeap();
-  /** Per token: price, safe interval, armed level extremes, dirty bits (see token-state.ts); line-aligned, so a token's record is one cache line. */
-  private hot = lineAligned(HOT_STRIDE * 1024);
+  /** Per token: price, safe interval, armed level extremes, dirty bits (see token-state.ts). */
+  private hot = new Float64Array(HOT_STRIDE * 1024);
   private readonly firer = new Firer(this.rules, this.heap);
   /** The window-move rules (`Moves … By`), beside the price rules under the same rule ids. */
   private readonly moves = new MoveBook();
@@ -419,7 +418,7 @@ export class RuleIndex implements AlertEvaluator {
   }
 
   private growHot(): void {
-    const hot = lineAligned(this.hot.length * 2);
+    const hot = new Float64Array(this.hot.length * 2);
     hot.set(this.hot);
     this.hot = hot;
   }

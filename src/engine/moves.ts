@@ -1,6 +1,5 @@
 import { MOVE_WINDOW_MS, MOVE_WINDOWS, type MoveRuleType, type MoveWindow } from '../domain/enums.js';
 import { Lane } from './lane.js';
-import { lineAligned } from './line-aligned.js';
 import { PauseHeap } from './pause-heap.js';
 import { RegionPool } from './region-pool.js';
 import { KIND_DOWN, KIND_EITHER, KIND_UP, moveBetween, moveFiring, moveKind, validMove, windowMsOf, type WindowExtremes } from './move-rules.js';
@@ -20,40 +19,38 @@ const PAUSED = 3;
 // token reads from a head of its own. A price is displayed from its time until the next one arrives
 // (`until`), so it stays in a window until the next one is older than the window: a price held for
 // two hours is still the window's start an hour ago. Entries run from older and more extreme to
-// newer and less so; a window's extreme is the entry at its head. Both deques of a token share one
-// region of `MoveBook.pool` and one capacity: the low deque's entries from the region's start, the
-// high deque's from its middle (entry i: its price at 2i, its `until` at 2i + 1).
+// newer and less so; a window's extreme is the entry at its head. Each deque is a region of
+// `MoveBook.pool` (entry i: its price at 2i, its `until` at 2i + 1), found from the token's block.
 
-/** Entries each deque holds at first; both double when either's live entries fill more than half of it. */
+/** Entries a deque holds at first; it doubles when its live entries fill more than half of it. */
 const FIRST_CAPACITY = 8;
 
 // What a price reads lives in one Float64Array (`MoveBook.hot`), a block per token: the deques' ends
 // and, per window length, its heads with their price and `until` copied out and per kind two bounds.
-// A price inside the token's quiet band reads the header, one cache line, and the deques' tails; any
+// A price inside the token's quiet band reads the header's line and writes the deques' tails; any
 // other reads the whole block, and a deque only to drop the entries the price dominates or to move
 // a head whose entry left its window (issue #20: a chain of objects and buffers per token made the
-// window pass 3× as costly as a price-only one). A quiet price's cost is the cold lines it touches
-// first (docs/PERFORMANCE.md, "Window ticks, ninth round"), hence the header's eight fields, a block
-// of whole lines and `hot` aligned to a line (`lineAligned`).
+// window pass 3× as costly as a price-only one).
 /**
- * Block header, the eight numbers a quiet price reads: its quiet band (`QUIET_LO`, `QUIET_HI`: a
- * price strictly inside fires and re-arms nothing and is no window's new extreme; NaN when not
- * worked out) until `QUIET_UNTIL` (before any head's entry leaves its window; -Infinity while heads
- * are on the last price, see `ON_LAST`), the last price (the tail of both deques: read here, a
- * deque's tail is only written unless the price drops entries), the deques' region in the pool,
- * their capacity (entries each) and their entries.
+ * Block header. First what a quiet price reads: its quiet band (`QUIET_LO`, `QUIET_HI`: a price
+ * strictly inside fires and re-arms nothing and is no window's new extreme; NaN when not worked
+ * out) until `QUIET_UNTIL` (before any head's entry leaves its window), the last price (the tail of
+ * both deques), per deque its region's offset in the pool and its entries; then the deques'
+ * capacities and `ON_LAST`: bits of the heads on the last price (bit 2·slot: low, 2·slot + 1: high),
+ * whose `until` the next price sets.
  */
 const QUIET_LO = 0;
 const QUIET_HI = 1;
 const QUIET_UNTIL = 2;
 const LAST = 3;
-const AT = 4;
-const CAP = 5;
-const LOW_N = 6;
+const LOW_AT = 4;
+const LOW_N = 5;
+const HIGH_AT = 6;
 const HIGH_N = 7;
-const HEADER = 8;
-/** Numbers in a cache line: blocks are whole lines, so every header is one line of an aligned `hot`. */
-const LINE = 8;
+const LOW_CAP = 8;
+const HIGH_CAP = 9;
+const ON_LAST = 10;
+const HEADER = 11;
 /**
  * How far inside a quiet band's ends a price must be: a move is rounded to 1e-9 (`moveBetween`)
  * and the band's ends are sums, so a price this close to one is looked at in full.
@@ -79,15 +76,7 @@ const HIGH_UNTIL = 6;
 const MIN_ARMED = 7;
 const MAX_HOLDING = 8;
 const SLOT = MIN_ARMED + 2 * (KIND_EITHER + 1);
-const SLOTS_END = HEADER + SLOT * WINDOW_MS.length;
-/**
- * After the slots, what the first quiet price after a full look reads when heads are on the last
- * price (an extreme: `until` Infinity): their bits (`ON_LAST`, bit 2·slot: low, 2·slot + 1: high),
- * whose `until` that price sets, and the band's time without them (`LAST_FREE_UNTIL`).
- */
-const ON_LAST = SLOTS_END;
-const LAST_FREE_UNTIL = SLOTS_END + 1;
-const BLOCK = Math.ceil((LAST_FREE_UNTIL + 1) / LINE) * LINE;
+const BLOCK = HEADER + SLOT * WINDOW_MS.length;
 
 /** The rules of one window length on one token watching one kind of move, by threshold. */
 class MoveGroup {
@@ -165,7 +154,7 @@ export class MoveBook {
   private blockOf = new Int32Array(1024).fill(-1);
   private readonly heap = new PauseHeap();
   /** Per token with move rules, a block of `BLOCK` numbers (see `HEADER`, `SLOT`); blocks of forgotten tokens are reused. */
-  private hot = lineAligned(BLOCK * 64);
+  private hot = new Float64Array(BLOCK * 64);
   private blocks = 0;
   private readonly freeBlocks: number[] = [];
   /** Every token's two deques. */
@@ -219,16 +208,19 @@ export class MoveBook {
     if (base === undefined) {
       base = this.blocks++ * BLOCK;
       if (base + BLOCK > this.hot.length) {
-        const hot = lineAligned(this.hot.length * 2);
+        const hot = new Float64Array(this.hot.length * 2);
         hot.set(this.hot);
         this.hot = hot;
       }
     }
-    const at = this.pool.alloc(4 * FIRST_CAPACITY);
+    const low = this.pool.alloc(2 * FIRST_CAPACITY);
+    const high = this.pool.alloc(2 * FIRST_CAPACITY);
     const hot = this.hot;
     hot.fill(0, base, base + BLOCK);
-    hot[base + AT] = at;
-    hot[base + CAP] = FIRST_CAPACITY;
+    hot[base + LOW_AT] = low;
+    hot[base + LOW_CAP] = FIRST_CAPACITY;
+    hot[base + HIGH_AT] = high;
+    hot[base + HIGH_CAP] = FIRST_CAPACITY;
     hot[base + LAST] = NaN;
     hot[base + QUIET_LO] = NaN;
     this.blockOf[tokenIndex] = base;
@@ -249,12 +241,12 @@ export class MoveBook {
     hot[at + WIN] = windowMs;
     // Both heads on the last entry, the price now (none yet: the next push puts one there).
     const low = Math.max(0, hot[base + LOW_N] - 1);
-    const lowEntry = hot[base + AT] + 2 * low;
+    const lowEntry = hot[base + LOW_AT] + 2 * low;
     hot[at + LOW_HEAD] = low;
     hot[at + LOW] = hot[base + LOW_N] === 0 ? NaN : data[lowEntry];
     hot[at + LOW_UNTIL] = hot[base + LOW_N] === 0 ? NaN : data[lowEntry + 1];
     const high = Math.max(0, hot[base + HIGH_N] - 1);
-    const highEntry = hot[base + AT] + 2 * hot[base + CAP] + 2 * high;
+    const highEntry = hot[base + HIGH_AT] + 2 * high;
     hot[at + HIGH_HEAD] = high;
     hot[at + HIGH] = hot[base + HIGH_N] === 0 ? NaN : data[highEntry];
     hot[at + HIGH_UNTIL] = hot[base + HIGH_N] === 0 ? NaN : data[highEntry + 1];
@@ -316,7 +308,8 @@ export class MoveBook {
     hot[base + LAST] = NaN;
     hot[base + QUIET_LO] = NaN;
     if (left === 0) {
-      this.pool.release(hot[base + AT], 4 * hot[base + CAP]);
+      this.pool.release(hot[base + LOW_AT], 2 * hot[base + LOW_CAP]);
+      this.pool.release(hot[base + HIGH_AT], 2 * hot[base + HIGH_CAP]);
       this.tracks[tokenIndex] = undefined;
       this.blockOf[tokenIndex] = -1;
       this.freeBlocks.push(base);
@@ -334,58 +327,58 @@ export class MoveBook {
     const last = hot[base + LAST];
     hot[base + LAST] = price;
     let data = this.pool.data;
-    let lowAt = hot[base + AT];
     const oldLow = hot[base + LOW_N];
     let n = oldLow;
     let keptLow = -1;
     if (n > 0) {
+      const at = hot[base + LOW_AT];
       if (last >= price) {
         n--;
-        while (n > 0 && data[lowAt + 2 * n - 2] >= price) n--;
+        while (n > 0 && data[at + 2 * n - 2] >= price) n--;
       } else {
-        data[lowAt + 2 * n - 1] = atMs;
+        data[at + 2 * n - 1] = atMs;
         keptLow = n - 1;
       }
     }
-    if (n === hot[base + CAP]) {
-      // Full and nothing dropped: the entries before every head go (both deques double when more than half is left).
-      const from = this.shift(base, LOW_HEAD, n, false);
+    if (n === hot[base + LOW_CAP]) {
+      // Full and nothing dropped: the entries before every head go (the deque doubles when more than half is left).
+      const from = this.shift(base, LOW_AT, LOW_CAP, LOW_HEAD, n);
       n -= from;
       keptLow -= from;
       data = this.pool.data;
-      lowAt = hot[base + AT];
     }
-    data[lowAt + 2 * n] = price;
-    data[lowAt + 2 * n + 1] = Infinity;
+    let at = hot[base + LOW_AT] + 2 * n;
+    data[at] = price;
+    data[at + 1] = Infinity;
     hot[base + LOW_N] = n + 1;
 
-    let highAt = lowAt + 2 * hot[base + CAP];
     const oldHigh = hot[base + HIGH_N];
     let m = oldHigh;
     let keptHigh = -1;
     if (m > 0) {
+      const at = hot[base + HIGH_AT];
       if (last <= price) {
         m--;
-        while (m > 0 && data[highAt + 2 * m - 2] <= price) m--;
+        while (m > 0 && data[at + 2 * m - 2] <= price) m--;
       } else {
-        data[highAt + 2 * m - 1] = atMs;
+        data[at + 2 * m - 1] = atMs;
         keptHigh = m - 1;
       }
     }
-    if (m === hot[base + CAP]) {
-      const from = this.shift(base, HIGH_HEAD, m, true);
+    if (m === hot[base + HIGH_CAP]) {
+      const from = this.shift(base, HIGH_AT, HIGH_CAP, HIGH_HEAD, m);
       m -= from;
       keptHigh -= from;
       data = this.pool.data;
-      highAt = hot[base + AT] + 2 * hot[base + CAP];
     }
-    data[highAt + 2 * m] = price;
-    data[highAt + 2 * m + 1] = Infinity;
+    at = hot[base + HIGH_AT] + 2 * m;
+    data[at] = price;
+    data[at + 1] = Infinity;
     hot[base + HIGH_N] = m + 1;
     // Inside the quiet band no head is on the previous price or on an entry the price drops (a head
     // left on an extreme past its window is still below, or above, every price in the band).
     if (quiet) return;
-    for (let a = base + HEADER, end = base + SLOTS_END; a < end; a += SLOT) {
+    for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       if (hot[a + WIN] === 0) continue;
       const h = hot[a + LOW_HEAD];
       if (h >= n) {
@@ -407,30 +400,26 @@ export class MoveBook {
   }
 
   /**
-   * A full deque (the high one when `high`, `n` entries, its heads at `head`) drops the entries no
-   * window reads any more; when more than half are left, both deques move to a region twice the
-   * size. Answers how many were dropped (every head of the deque moved back by as many).
+   * A full deque (`n` entries; its offset at `field`, capacity at `capField`, heads at `head`) drops the entries no window
+   * reads any more, moving to a region twice the size when more than half are left; answers how
+   * many were dropped (every head moved back by as many).
    */
-  private shift(base: number, head: number, n: number, high: boolean): number {
+  private shift(base: number, field: number, capField: number, head: number, n: number): number {
     const hot = this.hot;
-    const end = base + SLOTS_END;
+    const end = base + BLOCK;
     let from = n;
     for (let a = base + HEADER; a < end; a += SLOT) if (hot[a + WIN] !== 0) from = Math.min(from, hot[a + head]);
-    const at = hot[base + AT];
-    const capacity = hot[base + CAP];
-    const own = high ? at + 2 * capacity : at;
+    const at = hot[base + field];
+    const capacity = hot[base + capField];
     if ((n - from) * 2 > capacity) {
-      const moved = this.pool.alloc(8 * capacity);
+      const moved = this.pool.alloc(4 * capacity);
       const data = this.pool.data;
-      const other = high ? at : at + 2 * capacity;
-      const otherN = hot[base + (high ? LOW_N : HIGH_N)];
-      data.copyWithin(high ? moved + 4 * capacity : moved, own + 2 * from, own + 2 * n);
-      data.copyWithin(high ? moved : moved + 4 * capacity, other, other + 2 * otherN);
-      this.pool.release(at, 4 * capacity);
-      hot[base + AT] = moved;
-      hot[base + CAP] = 2 * capacity;
+      data.copyWithin(moved, at + 2 * from, at + 2 * n);
+      this.pool.release(at, 2 * capacity);
+      hot[base + field] = moved;
+      hot[base + capField] = 2 * capacity;
     } else {
-      this.pool.data.copyWithin(own, own + 2 * from, own + 2 * n);
+      this.pool.data.copyWithin(at, at + 2 * from, at + 2 * n);
     }
     for (let a = base + HEADER; a < end; a += SLOT) if (hot[a + WIN] !== 0) hot[a + head] -= from;
     return from;
@@ -441,24 +430,19 @@ export class MoveBook {
     if (this.heap.n !== 0 && this.heap.keys[0] <= nowMs) this.endPauses(nowMs);
     const base = this.blockOf[tokenIndex];
     const hot = this.hot;
-    if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI]) {
-      const until = hot[base + QUIET_UNTIL];
-      if (nowMs < until || (until === -Infinity && nowMs < hot[base + LAST_FREE_UNTIL])) {
-        if (until === -Infinity) this.endLast(base, nowMs);
-        this.push(base, nowMs, price, true);
-        return;
-      }
+    if (price > hot[base + QUIET_LO] && price < hot[base + QUIET_HI] && nowMs < hot[base + QUIET_UNTIL]) {
+      if (hot[base + ON_LAST] !== 0) this.endLast(base, nowMs);
+      this.push(base, nowMs, price, true);
+      return;
     }
     this.push(base, nowMs, price);
-    const lowAt = hot[base + AT];
-    const highAt = lowAt + 2 * hot[base + CAP];
-    for (let a = base + HEADER, end = base + SLOTS_END; a < end; a += SLOT) {
+    for (let a = base + HEADER, end = base + BLOCK; a < end; a += SLOT) {
       const windowMs = hot[a + WIN];
       if (windowMs === 0) continue;
       // Moves the heads past the prices that stopped being displayed at or before the window's start.
       const cutoff = nowMs - windowMs;
-      if (hot[a + LOW_UNTIL] <= cutoff) this.expire(a + LOW_HEAD, lowAt, hot[base + LOW_N], cutoff);
-      if (hot[a + HIGH_UNTIL] <= cutoff) this.expire(a + HIGH_HEAD, highAt, hot[base + HIGH_N], cutoff);
+      if (hot[a + LOW_UNTIL] <= cutoff) this.expire(a + LOW_HEAD, base + LOW_AT, cutoff);
+      if (hot[a + HIGH_UNTIL] <= cutoff) this.expire(a + HIGH_HEAD, base + HIGH_AT, cutoff);
       // As `moveOf` says, rounded once for the three kinds.
       const up = moveBetween(price, hot[a + LOW]);
       const down = moveBetween(hot[a + HIGH], price);
@@ -516,9 +500,8 @@ export class MoveBook {
     }
     hot[base + QUIET_LO] = lo;
     hot[base + QUIET_HI] = hi;
-    hot[base + QUIET_UNTIL] = onLast === 0 ? until : -Infinity;
+    hot[base + QUIET_UNTIL] = until;
     hot[base + ON_LAST] = onLast;
-    hot[base + LAST_FREE_UNTIL] = until;
   }
 
   /**
@@ -542,7 +525,7 @@ export class MoveBook {
   private endLast(base: number, nowMs: number): void {
     const hot = this.hot;
     const onLast = hot[base + ON_LAST];
-    let until = hot[base + LAST_FREE_UNTIL];
+    let until = hot[base + QUIET_UNTIL];
     for (let slot = 0; slot < WINDOW_MS.length; slot++) {
       const at = base + HEADER + slot * SLOT;
       if ((onLast & (1 << (2 * slot))) !== 0) hot[at + LOW_UNTIL] = nowMs;
@@ -550,16 +533,18 @@ export class MoveBook {
       if ((onLast & (3 << (2 * slot))) !== 0) until = Math.min(until, nowMs + this.quietReach(at, WINDOW_MS[slot]));
     }
     hot[base + QUIET_UNTIL] = until;
+    hot[base + ON_LAST] = 0;
   }
 
   /**
    * Moves a head (its index at `head`, then its price and `until`) past the entries that stopped
-   * being displayed at or before `cutoff`, never past the last one (of the `n` of the deque at `at`).
+   * being displayed at or before `cutoff`, never past the last one (the deque's fields at `field`).
    */
-  private expire(head: number, at: number, n: number, cutoff: number): void {
+  private expire(head: number, field: number, cutoff: number): void {
     const hot = this.hot;
     const data = this.pool.data;
-    const last = n - 1;
+    const at = hot[field];
+    const last = hot[field + 1] - 1;
     let h = hot[head];
     while (h < last && data[at + 2 * h + 1] <= cutoff) h++;
     hot[head] = h;
