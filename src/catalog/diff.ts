@@ -43,10 +43,12 @@ export async function diffCatalog(
   const fetchedClosed = new Set<string>();
   for (const e of fetched) {
     fetchedEventIds.add(e.id);
-    for (const m of e.markets) if (m.closed) fetchedClosed.add(m.id);
-    for (const m of e.markets) fetchedMarkets.add(m.id);
-    for (const m of e.markets) noteStatus(e.id, m);
-    for (const m of e.markets) if (!m.closed) seenOpenMarkets.add(m.id);
+    for (const m of e.markets) {
+      fetchedMarkets.add(m.id);
+      if (m.closed) fetchedClosed.add(m.id);
+      else seenOpenMarkets.add(m.id);
+      noteStatus(e.id, m);
+    }
   }
 
   const confirmedClosed = new Set<string>();

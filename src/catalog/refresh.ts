@@ -43,7 +43,7 @@ const MARKET_REFRESH = refreshOf('catalog_markets', MARKET_UPDATES);
 
 /**
  * Brings the already-stored events and markets up to the venue's data, samples every fetched market
- * and drops old samples, in transactions of about `batchMarkets` markets each (whole events), so
+ * and drops old samples, in transactions of about `REFRESH_BATCH_MARKETS` markets each (whole events), so
  * other work gets the database between them. Nothing here records a change: a pass that stops
  * half-way leaves the rest stale until the next pass, which refreshes everything again.
  * With a transaction for `on`, everything runs inside it.
@@ -53,25 +53,24 @@ export async function refreshCatalog(
   fetched: VenueEvent[],
   stored: StoredCatalog,
   now: Date,
-  options: { logger: Logger; batchMarkets?: number },
-): Promise<{ batches: number }> {
+  options: { logger: Logger },
+): Promise<void> {
   // First, so that a batch which keeps failing does not stop the pruning and grow the table pass after pass.
   await pruneSamples(on, now);
-  let batches = 0;
-  let failed: { batch: number; err: unknown } | undefined;
-  for (const events of eventBatches(fetched, options.batchMarkets ?? REFRESH_BATCH_MARKETS)) {
-    if (batches++ > 0) await yieldTurn();
+  let batch = 0;
+  const failures: unknown[] = [];
+  for (const events of eventBatches(fetched, REFRESH_BATCH_MARKETS)) {
+    if (batch++ > 0) await yieldTurn();
     try {
       await inTransaction(on, (tx) => refreshBatch(tx, events, stored, now));
     } catch (err) {
       // The batches after it still run: one that keeps failing must not leave every later event
       // without its samples and end dates, pass after pass. The pass fails once they are done.
-      options.logger.error({ err, batch: batches, firstEventId: events[0]!.id, events: events.length }, 'catalog refresh batch failed');
-      failed ??= { batch: batches, err };
+      options.logger.error({ err, batch, firstEventId: events[0]!.id, events: events.length }, 'catalog refresh batch failed');
+      failures.push(err);
     }
   }
-  if (failed) throw failed.err;
-  return { batches };
+  if (failures.length > 0) throw failures[0];
 }
 
 /**
