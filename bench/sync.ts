@@ -51,17 +51,37 @@ async function timedPass(pass: () => Promise<unknown>, holds: ReturnType<typeof 
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+const CLOSED_PER_EVENT = 4;
+
 /**
- * `npm run bench -- sync [--events=300] [--runs=5]`: catalog sync passes (`syncCatalogOnce`) against
+ * The catalog of months of use: events and markets the venue closed long ago, which stay stored
+ * for good (rules, changes and history point at them), written straight into the tables.
+ */
+async function storeClosedHistory(database: Awaited<ReturnType<typeof openDatabase>>, markets: number): Promise<void> {
+  const events = Math.ceil(markets / CLOSED_PER_EVENT);
+  await database.rows(sql`insert into catalog_events (id, slug, title, closed, closed_at)
+    select 'old-' || i, 'old-' || i, 'Closed event ' || i, true, now() from generate_series(1, ${events}) i`);
+  await database.rows(sql`insert into catalog_markets (id, event_id, position, question, outcomes, outcome_prices, clob_token_ids, yes_token_id, closed, closed_at, uma_resolution_status)
+    select 'old-m-' || i, 'old-' || (1 + (i - 1) / ${CLOSED_PER_EVENT}), (i - 1) % ${CLOSED_PER_EVENT}, 'Closed market ' || i, '["Yes","No"]', '[1,0]',
+      jsonb_build_array('old-t-' || i || '-1', 'old-t-' || i || '-2'), 'old-t-' || i || '-1', true, now(), 'resolved'
+    from generate_series(1, ${markets}) i`);
+  await database.rows(sql`analyze catalog_events`);
+  await database.rows(sql`analyze catalog_markets`);
+}
+
+/**
+ * `npm run bench -- sync [--events=300] [--runs=5] [--closed=0]`: catalog sync passes (`syncCatalogOnce`) against
  * an in-process simulator of `events` events, into an on-disk PGlite (a temporary folder), the
  * default install's database. After the first fill, each run times a pass where the venue changed
  * nothing and one where every stored row differs from the venue (the stored volumes are bumped
- * first): the whole pass, and the longest the pass held the connection in one go.
+ * first): the whole pass, and the longest the pass held the connection in one go. `--closed=N`
+ * stores N closed markets of long-closed events after the first fill, as months of use leave them.
  */
 export async function runSyncBench(args: string[]): Promise<void> {
   const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const events = option('events', 300);
   const runs = option('runs', 5);
+  const closed = option('closed', 0);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'oddswatch-sync-bench-'));
   const pg = await openPgliteFolder(dir, false);
   const holds = timeHolds(pg);
@@ -74,6 +94,7 @@ export async function runSyncBench(args: string[]): Promise<void> {
     let at = Date.now();
     const pass = () => syncCatalogOnce({ database, gamma, logger: silent, now: () => new Date((at += 60_000)) });
     const first = await timedPass(pass, holds);
+    if (closed > 0) await storeClosedHistory(database, closed);
     const report = await pass();
     const results: Record<string, (Holds & { passMs: number })[]> = { unchanged: [], 'all rows changed': [] };
     for (let i = 0; i < runs; i++) {
@@ -82,7 +103,8 @@ export async function runSyncBench(args: string[]): Promise<void> {
       await database.rows(sql`update catalog_markets set volume = volume + 1`);
       results['all rows changed'].push(await timedPass(pass, holds));
     }
-    console.log(`${machine()}; ${database.kind}; ${report.events} open events, ${report.markets} markets; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const history = closed > 0 ? `, and ${fmt(closed)} closed markets (of ${fmt(closed / CLOSED_PER_EVENT)} closed events) stored before` : '';
+    console.log(`${machine()}; ${database.kind}; ${report.events} open events, ${report.markets} markets${history}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const rows = [['first fill (1 run)', fmt(first.passMs), fmt(first.longestMs), String(first.count)]];
     for (const [name, times] of Object.entries(results)) {
       rows.push([`${name} (median of ${runs})`, fmt(median(times.map((t) => t.passMs))), fmt(median(times.map((t) => t.longestMs))), String(median(times.map((t) => t.count)))]);

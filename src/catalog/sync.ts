@@ -11,7 +11,7 @@ import { diffCatalog, type Found } from './diff.js';
 import { eachMarketOnce } from './each-market-once.js';
 import { moveMarkets, refreshChangedRows } from './changed-rows.js';
 import { chunks } from './rows.js';
-import { isEmpty, loadStoredCatalog } from './state.js';
+import { loadStoredCatalog } from './state.js';
 import { insertNewRows, type Inserted } from './new-rows.js';
 import { refreshCatalog } from './refresh.js';
 
@@ -42,11 +42,11 @@ export interface SyncReport {
 export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   const { database, gamma, logger } = deps;
   const now = (deps.now ?? (() => new Date()))();
-  const stored = await loadStoredCatalog(database);
-  const firstSync = isEmpty(stored);
   const listed: VenueEvent[] = [];
   for await (const page of gamma.fetchOpenEvents()) listed.push(...page);
   const fetched = eachMarketOnce(listed, logger);
+  const stored = await loadStoredCatalog(database, fetched);
+  const firstSync = stored.empty;
   const found = await diffCatalog(stored, fetched, { gamma, logger, firstSync });
 
   // What makes changes, in one short transaction: the new rows (so an opening is recorded by the

@@ -42,6 +42,8 @@ export const catalogEvents = pgTable(
   (t) => [
     index('catalog_events_slug_idx').on(t.slug),
     index('catalog_events_open_idx').on(t.closed, t.volume24hr),
+    // The sync's read of the open events (src/catalog/state.ts): closed ones pile up for good.
+    index('catalog_events_open_id_idx').on(t.id).where(sql`not closed`),
     index('catalog_events_search_idx').using('gin', t.search),
     // People-search (src/services/search/find.ts): word prefixes, substrings and typos via pg_trgm.
     index('catalog_events_title_trgm_idx').using('gin', sql`lower(${t.title}) gin_trgm_ops`),
@@ -86,6 +88,8 @@ export const catalogMarkets = pgTable(
   },
   (t) => [
     index('catalog_markets_event_idx').on(t.eventId),
+    // The sync's read of the open markets (src/catalog/state.ts): closed ones pile up for good.
+    index('catalog_markets_open_id_idx').on(t.id).where(sql`not closed`),
     index('catalog_markets_token_idx').on(t.yesTokenId),
     index('catalog_markets_question_trgm_idx').using('gin', sql`lower(${t.question}) gin_trgm_ops`),
   ],
