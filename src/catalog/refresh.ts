@@ -114,10 +114,10 @@ async function pruneSamples(on: Queryable, now: Date): Promise<void> {
   }
 }
 
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Whole events, in groups of about `size` markets (an event larger than that is a group alone). */
-function* eventBatches(events: VenueEvent[], size: number): Generator<VenueEvent[]> {
+export function* eventBatches(events: VenueEvent[], size: number): Generator<VenueEvent[]> {
   let batch: VenueEvent[] = [];
   let markets = 0;
   for (const e of events) {

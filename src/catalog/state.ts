@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
-import { queryRows, type Database } from '../db/client.js';
+import type { Database } from '../db/client.js';
+import { firstFillDone } from './sync-status.js';
 import { catalogEvents, catalogMarkets } from '../db/schema/index.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { chunks } from './rows.js';
@@ -10,8 +11,8 @@ import { chunks } from './rows.js';
  * them), so these are read by what is open and what was fetched, never the whole tables.
  */
 export interface StoredCatalog {
-  /** No event was ever stored: the pass is the first fill. */
-  empty: boolean;
+  /** The first fill finished (`catalog_sync_status.filled_at`); until then a pass records no openings. */
+  filled: boolean;
   /** The stored ones among the fetched events' ids, and every open event. */
   eventIds: Set<string>;
   openEventIds: Set<string>;
@@ -45,15 +46,15 @@ const MARKET_STATE = {
 };
 
 /**
- * Reads the stored state a pass compares `fetched` with. Each statement reads at most a page of
+ * Reads the stored state a pass compares `fetched` with (what a first fill that stopped half-way
+ * wrote too). Each statement reads at most a page of
  * rows, and what it reads follows the open catalog (the open rows by their partial indexes, the
  * markets of open events, the fetched ids looked up by key), not how many rows closed over time.
  */
 export async function loadStoredCatalog(database: Database, fetched: readonly VenueEvent[]): Promise<StoredCatalog> {
   const db = database.db;
-  const [found] = await queryRows<{ any: boolean }>(db, sql`select exists (select 1 from ${catalogEvents}) as "any"`);
-  const stored: StoredCatalog = { empty: !found?.any, eventIds: new Set(), openEventIds: new Set(), marketEvents: new Map(), openMarkets: new Map(), resolutionStatus: new Map() };
-  if (stored.empty) return stored;
+  const filled = await firstFillDone(db);
+  const stored: StoredCatalog = { filled, eventIds: new Set(), openEventIds: new Set(), marketEvents: new Map(), openMarkets: new Map(), resolutionStatus: new Map() };
 
   const openEvents = (after: string) =>
     db.select({ id: catalogEvents.id }).from(catalogEvents)

@@ -14,6 +14,8 @@ import { chunks } from './rows.js';
 import { loadStoredCatalog } from './state.js';
 import { insertNewRows, type Inserted } from './new-rows.js';
 import { refreshCatalog } from './refresh.js';
+import { insertFirstFill } from './first-fill.js';
+import { recordFirstFill } from './sync-status.js';
 
 export interface SyncDeps {
   database: Database;
@@ -35,9 +37,10 @@ export interface SyncReport {
 /**
  * One pass over the venue's open catalog: store it, sample every market, record what opened and
  * closed since the last pass (each change once), and grow the watchlists that ask for it.
- * The first pass over an empty catalog records no openings: everything would be "new".
- * The writes are one short transaction for the changes, then the refresh of the rows already
- * stored in batches (docs/catalog.md "Sync"), so on PGlite other work gets the connection between them.
+ * Until a first fill has finished, a pass records no openings: everything would be "new".
+ * The writes are short transactions (the first fill's rows in batches, one for the changes, then
+ * the refresh of the rows already stored in batches; docs/catalog.md "Sync"), so on PGlite other
+ * work gets the connection between them.
  */
 export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   const { database, gamma, logger } = deps;
@@ -46,8 +49,10 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   for await (const page of gamma.fetchOpenEvents()) listed.push(...page);
   const fetched = eachMarketOnce(listed, logger);
   const stored = await loadStoredCatalog(database, fetched);
-  const firstSync = stored.empty;
+  const firstSync = !stored.filled;
   const found = await diffCatalog(stored, fetched, { gamma, logger, firstSync });
+  // A first fill inserts its rows in batches before the change transaction, which then has none to insert.
+  const known = firstSync ? await insertFirstFill(database, fetched, stored, now) : stored;
 
   // What makes changes, in one short transaction: the new rows (so an opening is recorded by the
   // transaction that inserted its row), the markets moved to another event, the rows the changes
@@ -55,34 +60,26 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   // closings and resolutions, the change rows and the watchlists' growth. Its size follows what
   // changed, not the catalog's size.
   const recordPass = async (tx: Tx) => {
-    const inserted = await insertNewRows(tx, fetched, stored, now);
+    const inserted = await insertNewRows(tx, fetched, known, now);
     const opened = firstSync ? { newEvents: [], newMarkets: [] } : openings(fetched, inserted);
-    await moveMarkets(tx, fetched, stored, now);
-    await refreshChangedRows(tx, fetched, stored, { found, newMarkets: opened.newMarkets }, now);
+    await moveMarkets(tx, fetched, known, now);
+    await refreshChangedRows(tx, fetched, known, { found, newMarkets: opened.newMarkets }, now);
     const changes = await recordChanges(tx, opened, found, now);
     const newOpenEvents = opened.newEvents.map((e) => e.eventId);
     const added = await autoAddMatchingEvents(database, tx, newOpenEvents, deps.maxEventsPerWatchlist ?? 500);
     const fetchedInto = await autoFetchNewMarkets(tx, opened.newMarkets);
     const changed = new Set([...added, ...fetchedInto]);
     await announceAll(tx, changed);
+    if (firstSync) await recordFirstFill(tx, now);
     await notifyChange(tx, CATALOG_CHANGED, 'sync');
     return { changes, watchlistsChanged: changed.size };
   };
-  // The first fill of an empty catalog stays one transaction: a crash half-way through it would
-  // leave a catalog that is not empty, and the next pass would record the rest of the venue as new.
-  const report = firstSync
-    ? await inTransaction(database.db, async (tx) => {
-        const recorded = await recordPass(tx);
-        await refreshCatalog(tx, fetched, stored, now, { logger });
-        return recorded;
-      })
-    : await inTransaction(database.db, recordPass);
-  if (!firstSync) {
-    // Titles, prices and volumes of the known rows, in short transactions of their own.
-    await refreshCatalog(database.db, fetched, stored, now, { logger });
-    // Search answers read during the refresh are stale now (sent on commit of the notice alone).
-    await notifyChange(database.db, CATALOG_CHANGED, 'sync');
-  }
+  const report = await inTransaction(database.db, recordPass);
+  // Titles, prices and volumes of the rows stored before this pass, and every fetched market's
+  // sample, in short transactions of their own (the rows this pass inserted hold the venue's data).
+  await refreshCatalog(database.db, fetched, stored, now, { logger });
+  // Search answers read during the refresh are stale now (sent on commit of the notice alone).
+  await notifyChange(database.db, CATALOG_CHANGED, 'sync');
   const result: SyncReport = {
     firstSync,
     events: fetched.length,

@@ -176,4 +176,7 @@ export const catalogSyncStatus = pgTable('catalog_sync_status', {
   lastError: text('last_error'),
   lastSuccessAt: ts('last_success_at'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
+  // When the first fill of the catalog finished: until then every pass is a first fill, which
+  // records no openings (src/catalog/first-fill.ts), even when an earlier one stopped half-way.
+  filledAt: ts('filled_at'),
 });
