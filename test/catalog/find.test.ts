@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogMarkets } from '../../src/db/schema/index.js';
+import { catalogEvents, catalogMarkets } from '../../src/db/schema/index.js';
 import { createLogger } from '../../src/logger.js';
 import { findMarkets, queryWords } from '../../src/services/search/index.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
@@ -73,6 +73,18 @@ describe(`people-search, GET /catalog/search (${engineName})`, () => {
     const markets = await findMarkets({ ctx, input: { q: 'frumbleton' } });
     expect(markets.map((m) => m.id)).toEqual([open.markets[1]!.id]);
     expect(closed.id).not.toBe(open.id);
+  });
+
+  it('follows closings and reopenings: the text indexes hold the open rows only, typos included', async () => {
+    const e = await seedEvent(env.database, { title: 'Glimbertown mayor', markets: 2 });
+    expect(await find('glimbertown')).toEqual([e.id]);
+    await env.database.db.update(catalogEvents).set({ closed: true }).where(eq(catalogEvents.id, e.id));
+    expect(await find('glimbertown')).toEqual([]);
+    expect(await find('glimbertowm')).toEqual([]);
+    await env.database.db.update(catalogEvents).set({ closed: false }).where(eq(catalogEvents.id, e.id));
+    expect(await find('glimbertowm')).toEqual([e.id]);
+    await env.database.db.update(catalogMarkets).set({ closed: true }).where(eq(catalogMarkets.eventId, e.id));
+    expect(await find('glimbertown')).toEqual([]);
   });
 
   it('finds markets by their question or their event title, ranked by match then 24 h volume', async () => {

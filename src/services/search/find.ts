@@ -73,12 +73,14 @@ function matchesSql(words: string[]): SQL {
   const keyLike = `%${key}%`;
   const keyCond = (column: SQL) => (key.length >= FUZZY_MIN ? sql`(${column} like ${keyLike} or ${key} <% ${column})` : sql`${column} like ${keyLike}`);
   // Only words of one or two letters: nothing to look up in a trigram index, every open market is a candidate.
+  // Otherwise the trigram indexes' expressions, the open rows' text (null when closed: never a candidate).
   const candidates =
     key.length < TRIGRAM
-      ? sql`select id from catalog_markets`
-      : sql`select id from catalog_markets where ${keyCond(sql`lower(question)`)}
+      ? sql`select id from catalog_markets where not closed`
+      : sql`select id from catalog_markets where ${keyCond(sql`(case when closed then null else lower(question) end)`)}
       union
-      select cm.id from catalog_events ce join catalog_markets cm on cm.event_id = ce.id where ${keyCond(sql`lower(ce.title)`)}`;
+      select cm.id from catalog_events ce join catalog_markets cm on cm.event_id = ce.id
+        where ${keyCond(sql`(case when ce.closed then null else lower(ce.title) end)`)}`;
   const parts = words.map(wordSql);
   return sql`
     with candidates as (${candidates})
