@@ -27,14 +27,16 @@ export interface Resolution {
 export async function diffCatalog(
   stored: StoredCatalog,
   fetched: VenueEvent[],
-  deps: { gamma: GammaClient; logger: Logger; firstSync: boolean },
+  deps: { gamma: GammaClient; logger: Logger },
 ): Promise<Found> {
   const found: Found = { closedMarkets: [], closedEvents: [], resolutions: [] };
   const resolutions = new Map<string, Resolution>();
-  // A market first seen brings its status with it (no change); the first sync records none.
+  // A market first seen brings its status with it (no change), as every market of a first fill does.
+  // A stored one is compared, in a first fill too: one that stopped half-way stored some markets,
+  // and their resolutions meanwhile are real changes, told once like their closings.
   const noteStatus = (eventId: string, m: VenueMarket) => {
     const previous = stored.resolutionStatus.get(m.id);
-    if (deps.firstSync || previous === undefined || previous === m.umaResolutionStatus) return;
+    if (previous === undefined || previous === m.umaResolutionStatus) return;
     resolutions.set(m.id, { eventId, marketId: m.id, status: m.umaResolutionStatus, previous, outcome: resolvedOutcome(m) });
   };
   const seenOpenMarkets = new Set<string>();

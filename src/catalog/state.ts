@@ -47,9 +47,10 @@ const MARKET_STATE = {
 
 /**
  * Reads the stored state a pass compares `fetched` with (what a first fill that stopped half-way
- * wrote too). Each statement reads at most a page of
- * rows, and what it reads follows the open catalog (the open rows by their partial indexes, the
- * markets of open events, the fetched ids looked up by key), not how many rows closed over time.
+ * wrote too). Each statement reads a page of rows or the rows of at most 1,000 ids, and what it
+ * reads follows the open catalog (the open rows by their partial indexes, the markets of open
+ * events, the fetched ids looked up by key), not how many rows closed over time; the closed markets
+ * of an open event still grow with that event's own history (a long-running series).
  */
 export async function loadStoredCatalog(database: Database, fetched: readonly VenueEvent[]): Promise<StoredCatalog> {
   const db = database.db;

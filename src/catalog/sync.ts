@@ -50,7 +50,7 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
   const fetched = eachMarketOnce(listed, logger);
   const stored = await loadStoredCatalog(database, fetched);
   const firstSync = !stored.filled;
-  const found = await diffCatalog(stored, fetched, { gamma, logger, firstSync });
+  const found = await diffCatalog(stored, fetched, { gamma, logger });
   // A first fill inserts its rows in batches before the change transaction, which then has none to insert.
   const known = firstSync ? await insertFirstFill(database, fetched, stored, now) : stored;
 
@@ -70,7 +70,9 @@ export async function syncCatalogOnce(deps: SyncDeps): Promise<SyncReport> {
     const fetchedInto = await autoFetchNewMarkets(tx, opened.newMarkets);
     const changed = new Set([...added, ...fetchedInto]);
     await announceAll(tx, changed);
-    if (firstSync) await recordFirstFill(tx, now);
+    // Not on an empty listing: a venue answering nothing (or nothing this version can read) must
+    // not leave an empty catalog marked filled, or the next pass would tell the whole venue as new.
+    if (firstSync && known.eventIds.size > 0) await recordFirstFill(tx, now);
     await notifyChange(tx, CATALOG_CHANGED, 'sync');
     return { changes, watchlistsChanged: changed.size };
   };

@@ -39,6 +39,12 @@ const stored = async () => ({
 const big = (id: string) => event(id, Array.from({ length: 60 }, (_, i) => market(`${id}-${i}`)));
 
 describe(`catalog sync: the first fill (${engineName})`, () => {
+  it('an empty listing fills nothing: the catalog still waits for its first fill', async () => {
+    venue.open = [];
+    expect((await sync()).firstSync).toBe(true);
+    expect(await firstFillDone(env.database.db)).toBe(false);
+  });
+
   it('a fill stopped half-way is finished by the next pass without telling the rest of the venue as new', async () => {
     venue.open = [big('f1'), big('f2'), big('f3')];
     // The process dies at the last batch's markets: the batches before it are stored.
@@ -48,13 +54,17 @@ describe(`catalog sync: the first fill (${engineName})`, () => {
     expect(await stored()).toEqual({ events: 2, markets: 120 });
     expect(await firstFillDone(env.database.db)).toBe(false);
 
+    // Meanwhile a market the stopped fill stored resolves: that is a change, told once.
+    const f1 = big('f1');
+    f1.markets[0] = market('f1-0', { umaResolutionStatus: 'proposed' });
+    venue.open = [f1, big('f2'), big('f3')];
     const finished = await sync();
     expect(finished.firstSync).toBe(true);
-    expect(await newChanges()).toEqual([]);
+    expect(await newChanges()).toEqual([['resolution', 'f1', 'f1-0']]);
     expect(await stored()).toEqual({ events: 3, markets: 180 });
     expect(await firstFillDone(env.database.db)).toBe(true);
 
-    venue.open = [big('f1'), big('f2'), big('f3'), event('f4', [market('f4x')])];
+    venue.open = [f1, big('f2'), big('f3'), event('f4', [market('f4x')])];
     const next = await sync();
     expect(next.firstSync).toBe(false);
     expect(await newChanges()).toEqual([
@@ -83,7 +93,11 @@ describe(`upgrade to 0028 (${engineName})`, () => {
     const database = await createTestDatabase({ migrated: false });
     cleanups.push(() => database.drop());
     await migrate(database, await migrationsUpTo(27));
-    if (withRows) await database.rows(sql`insert into catalog_events (id, slug, title) values ('u1', 'u1', 'Filled before')`);
+    if (withRows) {
+      await database.rows(sql`insert into catalog_events (id, slug, title) values ('u1', 'u1', 'Filled before')`);
+      // The sync's health row is there already on a database that has synced: 0028 updates it.
+      await database.rows(sql`insert into catalog_sync_status (id, last_success_at, updated_at) values ('catalog', now(), now())`);
+    }
     await migrate(database, MIGRATIONS_FOLDER);
     expect(await firstFillDone(database.db)).toBe(withRows);
   });
