@@ -1,11 +1,9 @@
-import { mkdtemp, cp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, sql } from 'drizzle-orm';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { firstFillDone } from '../../src/catalog/sync-status.js';
 import { migrate, MIGRATIONS_FOLDER } from '../../src/db/migrate.js';
+import { migrationsUpTo } from '../support/migrations.js';
 import { catalogEvents, catalogMarkets } from '../../src/db/schema/index.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { createTestDatabase, engineName } from '../support/db.js';
@@ -75,24 +73,13 @@ describe(`catalog sync: the first fill (${engineName})`, () => {
 });
 
 describe(`upgrade to 0028 (${engineName})`, () => {
-  /** The migrations folder cut after `last` (journal idx). */
-  async function migrationsUpTo(last: number): Promise<string> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'oddswatch-migrations-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    await cp(MIGRATIONS_FOLDER, dir, { recursive: true });
-    const journal = JSON.parse(await readFile(path.join(dir, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number }[] };
-    journal.entries = journal.entries.filter((e) => e.idx <= last);
-    await writeFile(path.join(dir, 'meta', '_journal.json'), JSON.stringify(journal));
-    return dir;
-  }
-
   it.each([
     ['a catalog filled before it counts as filled', true],
     ['an empty catalog still waits for its first fill', false],
   ])('%s', async (_name, withRows) => {
     const database = await createTestDatabase({ migrated: false });
     cleanups.push(() => database.drop());
-    await migrate(database, await migrationsUpTo(27));
+    await migrate(database, await migrationsUpTo(27, cleanups));
     if (withRows) {
       await database.rows(sql`insert into catalog_events (id, slug, title) values ('u1', 'u1', 'Filled before')`);
       // The sync's health row is there already on a database that has synced: 0028 updates it.

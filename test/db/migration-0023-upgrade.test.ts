@@ -2,31 +2,18 @@
 // subscription counts (0023) start right, and the upgrade does not deadlock with a process still
 // running the old code while it writes subscriptions (PostgreSQL, a rolling upgrade). And one at
 // 0025 upgraded to 0026 (the counter split by writer).
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/index.js';
 import { migrate, MIGRATIONS_FOLDER } from '../../src/db/migrate.js';
 import { createTestDatabase, engineName } from '../support/db.js';
+import { migrationsUpTo } from '../support/migrations.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-/** The migrations folder cut after `last` (journal idx). */
-async function foldersUpTo(last: number): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'oddswatch-migrations-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  await cp(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journal = JSON.parse(await readFile(path.join(dir, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= last);
-  await writeFile(path.join(dir, 'meta', '_journal.json'), JSON.stringify(journal));
-  return dir;
-}
 
 async function emptyDatabase(): Promise<Database & { url?: string }> {
   const database = await createTestDatabase({ migrated: false });
@@ -37,7 +24,7 @@ async function emptyDatabase(): Promise<Database & { url?: string }> {
 describe(`upgrade from 0021 with subscriptions in it (${engineName})`, () => {
   it('0023 counts the subscriptions already there, raises their listing counters, and the triggers keep counting', async () => {
     const database = await emptyDatabase();
-    await migrate(database, await foldersUpTo(21));
+    await migrate(database, await migrationsUpTo(21, cleanups));
     await database.db.execute(sql`insert into accounts (id, webhook_secret) values ('acc-a', 's'), ('acc-b', 's'), ('acc-c', 's')`);
     await database.db.execute(sql`insert into watchlists (id, account_id, name, query) values ('wl-a', 'acc-a', 'A', '{}'), ('wl-b', 'acc-b', 'B', '{}')`);
     await database.db.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
@@ -75,7 +62,7 @@ describe.runIf(engineName === 'postgres')('upgrade to 0023 while an old process 
   it('the migration waits for the writer instead of deadlocking with it', async () => {
     const upgraded = MIGRATIONS_FOLDER;
     const database = await emptyDatabase();
-    await migrate(database, await foldersUpTo(21));
+    await migrate(database, await migrationsUpTo(21, cleanups));
     await database.db.execute(sql`insert into accounts (id, webhook_secret) values ('acc-a', 's')`);
     await database.db.execute(sql`insert into watchlists (id, account_id, name, query) values ('wl-a', 'acc-a', 'A', '{}')`);
     const name = (await database.rows<{ d: string }>(sql`select current_database() as d`))[0]!.d;
@@ -118,7 +105,7 @@ describe.runIf(engineName === 'postgres')('upgrade to 0023 while an old process 
 describe(`upgrade from 0025 with counter rows in it (${engineName})`, () => {
   it('keeps the accounts\' rows and counts, and raises the deliveries row on the first outcome', async () => {
     const database = await emptyDatabase();
-    await migrate(database, await foldersUpTo(25));
+    await migrate(database, await migrationsUpTo(25, cleanups));
     await database.db.execute(sql`insert into accounts (id, webhook_secret) values ('acc-u', 's')`);
     await database.db.execute(sql`insert into watchlists (id, account_id, name, query) values ('wl-u', 'acc-u', 'U', '{}')`);
     await database.db.execute(sql`insert into subscriptions (id, account_id, watchlist_id, scope, type, trigger_type, status_reason)
