@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import { catalogMarkets, watchlistEvents, watchlistMarkets, watchlists } from '../db/schema/index.js';
 import { takeInMatchingEvents } from '../services/watchlists/take-in.js';

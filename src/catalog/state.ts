@@ -1,9 +1,9 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, gt, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { firstFillDone } from './sync-status.js';
 import { catalogEvents, catalogMarkets } from '../db/schema/index.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
 import { chunks } from './rows.js';
+import { firstFillDone } from './sync-status.js';
 
 /**
  * What a pass needs of the stored catalog: the open rows, and the rows the venue's listing or a
