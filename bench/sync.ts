@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -76,9 +76,11 @@ async function storeClosedHistory(database: Awaited<ReturnType<typeof openDataba
  * nothing and one where every stored row differs from the venue (the stored volumes are bumped
  * first): the whole pass, and the longest the pass held the connection in one go. `--closed=N`
  * stores N closed markets of long-closed events after the first fill, as months of use leave them.
+ * `--days=N` measures what the samples take on disk over days instead (`runSampleGrowth`).
  */
 export async function runSyncBench(args: string[]): Promise<void> {
   const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  if (option('days', 0) > 0) return runSampleGrowth(option('events', 100), option('days', 0), option('passesPerDay', 48));
   const events = option('events', 300);
   const runs = option('runs', 5);
   const closed = option('closed', 0);
@@ -116,3 +118,58 @@ export async function runSyncBench(args: string[]): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Bytes on disk of a table with its indexes, its partitions' included. */
+async function tableBytes(database: Awaited<ReturnType<typeof openDatabase>>, table: string): Promise<number> {
+  const [row] = await database.rows<{ bytes: string }>(sql`select sum(pg_total_relation_size(c.oid))::text as bytes from pg_class c
+    where c.oid = ${table}::regclass or c.oid in (select inhrelid from pg_inherits where inhparent = ${table}::regclass)`);
+  return Number(row!.bytes);
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+/**
+ * `npm run bench -- sync --days=N [--events=100] [--passesPerDay=48]`: N days of sync passes on a
+ * clock that moves 24 h / passesPerDay a pass, into an on-disk PGlite, and at the end of each day
+ * what `market_samples` takes on disk (indexes and partitions included), its live rows, and the
+ * whole data folder. The baseline, from the same run: the same live rows copied into a fresh table
+ * with the same primary key, i.e. the table with no dead space.
+ */
+async function runSampleGrowth(events: number, days: number, passesPerDay: number): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'oddswatch-sync-bench-'));
+  const database = await openDatabase({ pglite: await openPgliteFolder(dir, false), dataDir: dir });
+  const sim = createSimulator({ port: 0, seed: 7, randomWalk: false, tickIntervalMs: 1000, logger: silent, eventCount: events });
+  try {
+    await migrate(database);
+    const urls = await sim.start();
+    const gamma = createGammaClient({ baseUrl: urls.gammaUrl, logger: silent, timeoutMs: 30_000 });
+    const step = 86_400_000 / passesPerDay;
+    let at = Date.UTC(2026, 0, 1);
+    const rows: string[][] = [];
+    let markets = 0;
+    for (let day = 1; day <= days; day++) {
+      for (let i = 0; i < passesPerDay; i++) markets = (await syncCatalogOnce({ database, gamma, logger: silent, now: () => new Date((at += step)) })).markets;
+      const [live] = await database.rows<{ n: number }>(sql`select count(*)::int as n from market_samples`);
+      rows.push([String(day), fmt(live!.n), mb1(await tableBytes(database, 'market_samples')), mb1(await folderBytes(dir))]);
+    }
+    await database.rows(sql`create table bench_packed_samples (like market_samples)`);
+    await database.rows(sql`insert into bench_packed_samples select * from market_samples`);
+    await database.rows(sql`alter table bench_packed_samples add primary key (market_id, at)`);
+    const packed = await tableBytes(database, 'bench_packed_samples');
+    console.log(`${machine()}; ${database.kind}; ${markets} markets, ${passesPerDay} passes a day (a sample per market a pass), ${days} days; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    printTable(['end of day', 'live samples', 'market_samples on disk', 'data folder'], rows);
+    console.log(`baseline: the last day's live samples alone, copied into a fresh table with the same primary key: ${mb1(packed)}`);
+  } finally {
+    await sim.stop();
+    await database.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const mb1 = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;

@@ -1,5 +1,6 @@
-import { lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { inTransaction, type Queryable, type Tx } from '../db/client.js';
+import { DAY_MS, keepDays } from '../db/day-partitions.js';
 import { catalogEvents, catalogMarkets, marketSamples } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import type { VenueEvent } from '../venue/gamma/types.js';
@@ -7,8 +8,9 @@ import { replaceEventTags } from './event-tags.js';
 import { chunks, eventRow, marketRow } from './rows.js';
 import type { StoredCatalog } from './state.js';
 
-// Samples serve the 24 h chart and volume windows; older ones are dropped (with a day's margin).
-const SAMPLE_RETENTION_MS = 48 * 3_600_000;
+// Samples serve the 24 h chart and volume windows; older ones are dropped (with a day's margin), a
+// day's partition at a time, so up to a day more may still be stored: readers ask for the range they show.
+export const SAMPLE_RETENTION_MS = 48 * 3_600_000;
 
 /**
  * Markets per refresh transaction. On PGlite every other query waits for the one connection while
@@ -16,8 +18,6 @@ const SAMPLE_RETENTION_MS = 48 * 3_600_000;
  * pass gets no faster.
  */
 export const REFRESH_BATCH_MARKETS = 100;
-// Old samples deleted per statement; about a pass's worth at 5,000 markets.
-const PRUNE_BATCH_ROWS = 5000;
 
 // Columns the refresh takes from the venue. A market's `closed` and resolution status are not
 // among them: flipping those is the sync's change detection (src/catalog/sync.ts), recorded once.
@@ -55,8 +55,14 @@ export async function refreshCatalog(
   now: Date,
   options: { logger: Logger },
 ): Promise<void> {
-  // First, so that a batch which keeps failing does not stop the pruning and grow the table pass after pass.
-  await pruneSamples(on, now);
+  // First, so that a batch which keeps failing does not stop the pruning and grow the table pass
+  // after pass. Tomorrow's partition is made a day ahead, so a step that fails (it is logged and
+  // repeated every pass) costs no samples unless it fails all day.
+  try {
+    await keepDays(on, 'market_samples', { fromMs: now.getTime(), toMs: now.getTime() + DAY_MS, dropBeforeMs: now.getTime() - SAMPLE_RETENTION_MS });
+  } catch (err) {
+    options.logger.warn({ err }, 'market sample partitions: creating or dropping a day failed');
+  }
   let batch = 0;
   const failures: unknown[] = [];
   for (const events of eventBatches(fetched, REFRESH_BATCH_MARKETS)) {
@@ -98,20 +104,6 @@ async function refreshBatch(tx: Tx, events: VenueEvent[], stored: StoredCatalog,
     e.markets.map((m) => ({ marketId: m.id, at: now, volume: m.volume, liquidity: m.liquidity, price: m.outcomePrices[0] ?? null })),
   );
   for (const batch of chunks(samples, 1000)) await tx.insert(marketSamples).values(batch).onConflictDoNothing();
-}
-
-/**
- * Deletes the samples past retention in statements of `PRUNE_BATCH_ROWS` rows (by the `at` index),
- * so no single statement grows with the catalog: a pass writes a sample per fetched market.
- */
-async function pruneSamples(on: Queryable, now: Date): Promise<void> {
-  const cutoff = new Date(now.getTime() - SAMPLE_RETENTION_MS);
-  const oldest = on.select({ ctid: sql`ctid` }).from(marketSamples).where(lt(marketSamples.at, cutoff)).limit(PRUNE_BATCH_ROWS);
-  for (;;) {
-    const deleted = await on.delete(marketSamples).where(sql`ctid in (${oldest})`).returning({ at: marketSamples.at });
-    if (deleted.length < PRUNE_BATCH_ROWS) return;
-    await yieldTurn();
-  }
 }
 
 export const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

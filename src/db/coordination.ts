@@ -16,6 +16,8 @@ export const OPERATOR_LOCK = 0x0dd5_0002;
 export const SYNC_LOCK = 0x0dd5_0003;
 /** The holder of each chat platform's single connection (Telegram polling, Discord gateway). */
 export const BOT_LOCKS = { telegram: 0x0dd5_0004, discord: 0x0dd5_0005 } as const;
+/** Creating and dropping the day partitions of the sample tables (transaction-scoped). */
+export const DAY_PARTITIONS_LOCK = 0x0dd5_0006;
 
 // Two-key locks, `pg_advisory_lock(int, int)`: in pg_locks classid = key, objid = key2, objsubid = 2.
 
@@ -45,6 +47,7 @@ export function allAdvisoryLocks(): LockIdentity[] {
     oneKey('migration', MIGRATION_LOCK),
     oneKey('operator', OPERATOR_LOCK),
     oneKey('catalog sync', SYNC_LOCK),
+    oneKey('day partitions', DAY_PARTITIONS_LOCK),
     ...Object.entries(BOT_LOCKS).map(([platform, key]) => oneKey(`${platform} bot holder`, key)),
     ...Array.from({ length: MAX_SHARDS }, (_, slot) => ({ name: `engine slot ${slot}`, classid: SHARD_LOCK_CLASS, objid: slot, objsubid: 2 as const })),
   ];

@@ -1,11 +1,12 @@
-import { lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { DAY_MS, keepDays } from '../db/day-partitions.js';
 import { priceSamples } from '../db/schema/index.js';
 
 export const MINUTE_MS = 60_000;
 /** How long samples are kept: dry runs look back this far. */
 export const PRICE_SAMPLE_RETENTION_MS = 7 * 24 * 60 * MINUTE_MS;
-/** How often an engine deletes samples older than the retention. */
+/** How often an engine drops the days of samples past the retention (and makes tomorrow's). */
 const PRUNE_EVERY_MS = 60 * MINUTE_MS;
 
 /** One token's last displayed price in one minute (`minuteMs` is the minute's start). */
@@ -107,6 +108,15 @@ export class MinuteSampler {
 export async function writeSamples(on: Queryable, taken: readonly MinuteSample[]): Promise<void> {
   // A clock stepped back can close the same minute twice; one statement must not upsert a row twice.
   const samples = [...new Map(taken.map((s) => [`${s.token}@${s.minuteMs}`, s])).values()];
+  if (samples.length === 0) return;
+  // Usually today's partition, made a day ahead by the hourly prune; a clock stepped back may ask for an older one.
+  let fromMs = Infinity;
+  let toMs = -Infinity;
+  for (const s of samples) {
+    fromMs = Math.min(fromMs, s.minuteMs);
+    toMs = Math.max(toMs, s.minuteMs);
+  }
+  await keepDays(on, 'price_samples', { fromMs, toMs, dropBeforeMs: -Infinity });
   for (let i = 0; i < samples.length; i += 500) {
     const rows = samples.slice(i, i + 500).map((s) => ({ tokenId: s.token, minute: new Date(s.minuteMs), price: s.price }));
     await on
@@ -116,7 +126,10 @@ export async function writeSamples(on: Queryable, taken: readonly MinuteSample[]
   }
 }
 
-/** Deletes samples older than the retention (through the `minute` index). */
+/**
+ * Drops the days of samples wholly past the retention (a day's partition at a time, so up to a day
+ * more stays: readers ask for their range) and makes today's and tomorrow's partitions.
+ */
 export async function pruneSamples(on: Queryable, nowMs: number): Promise<void> {
-  await on.delete(priceSamples).where(lt(priceSamples.minute, new Date(nowMs - PRICE_SAMPLE_RETENTION_MS)));
+  await keepDays(on, 'price_samples', { fromMs: nowMs, toMs: nowMs + DAY_MS, dropBeforeMs: nowMs - PRICE_SAMPLE_RETENTION_MS });
 }

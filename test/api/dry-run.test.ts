@@ -9,6 +9,7 @@ import { DryRun } from '../../src/http/response-schemas.js';
 import { seedEvent, type SeededEvent } from '../support/catalog.js';
 import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
+import { sampleDaysFor } from '../support/sample-days.js';
 
 const MINUTE = 60_000;
 
@@ -36,6 +37,7 @@ async function record(points: Point[]) {
   const tokens = [...new Set(event.markets.map((m) => m.yesTokenId))];
   await env.database.db.delete(priceSamples).where(inArray(priceSamples.tokenId, tokens));
   if (points.length === 0) return;
+  await sampleDaysFor(env.database.db, 'price_samples', points.map((p) => new Date(base + p.minute * MINUTE)));
   await env.database.db.insert(priceSamples).values(points.map((p) => ({ tokenId: p.token, minute: new Date(base + p.minute * MINUTE), price: p.price })));
 }
 

@@ -15,6 +15,7 @@ import { createTestEnv, type TestAccount, type TestEnv } from '../support/contex
 import { startFakeBotApi, type FakeBotApi } from './fake-bot-api.js';
 import { restSideOf } from './chat-accounts.js';
 import { onlyCallback, startFakeDiscordApi, type FakeDiscordApi } from './fake-discord-api.js';
+import { sampleDaysFor } from '../support/sample-days.js';
 
 // #18 in chat: the Re-enable button under a disabled-channel notice, /enable, and the 7-day
 // "would have fired" line under /alert. Notices are made for real: a rule fires, the worker finds
@@ -226,6 +227,7 @@ describe(`/alert says how often the new rule would have fired (${engineName})`, 
   async function record(token: string) {
     const base = Math.floor(Date.now() / MINUTE) * MINUTE - 2 * 24 * 60 * MINUTE;
     await env.database.db.delete(priceSamples).where(inArray(priceSamples.tokenId, [token]));
+    await sampleDaysFor(env.database.db, 'price_samples', [new Date(base), new Date(base + 120 * MINUTE)]);
     await env.database.db.insert(priceSamples).values(
       [
         [0, 0.4],

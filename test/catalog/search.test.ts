@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { seedEvent } from '../support/catalog.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
+import { sampleDaysFor } from '../support/sample-days.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -145,6 +146,7 @@ describe(`market chart (${engineName})`, () => {
     const e = await seedEvent(env.database);
     const id = e.markets[0]!.id;
     const now = Date.now();
+    await sampleDaysFor(env.database.db, 'market_samples', [new Date(now - 30 * 3_600_000), new Date(now)]);
     await env.database.db.insert(marketSamples).values([
       { marketId: id, at: new Date(now - 30 * 3_600_000), price: 0.9 },
       { marketId: id, at: new Date(now - 2 * 3_600_000), price: 0.25 },

@@ -8,6 +8,7 @@ import { engineName } from '../support/db.js';
 import { silent } from '../venue/support.js';
 import { changeLog, failingWrites, installFailingWrites } from './failing-writes.js';
 import { event, fakeGamma, market } from './scripted-venue.js';
+import { sampleDaysFor } from '../support/sample-days.js';
 
 // What the change transaction leaves behind on its own, with the refresh after it made to fail
 // (every sample insert fails: only the refresh batches write samples). The engine builds a notice
@@ -104,6 +105,7 @@ describe(`catalog sync: the rows a change names, in its transaction (${engineNam
   it('old samples are pruned, all of them, even while a refresh batch keeps failing', async () => {
     // More than one pruning statement's worth (5,000 rows each).
     const old = new Date(clock - 72 * 3_600_000);
+    await sampleDaysFor(env.database.db, 'market_samples', [new Date(old.getTime() - 5200_000), old]);
     await env.database.rows(sql`insert into market_samples (market_id, at, volume, liquidity, price)
       select 'v2x', ${old.toISOString()}::timestamptz - i * interval '1 second', 1, 1, 0.5 from generate_series(0, 5200) i`);
     await syncWithoutRefresh();

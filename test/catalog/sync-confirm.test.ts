@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq } from 'drizzle-orm';
 import { syncCatalogOnce } from '../../src/catalog/index.js';
 import { catalogChanges, catalogEvents, catalogMarkets, marketSamples } from '../../src/db/schema/index.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import { getVolumeStats } from '../../src/services/demo/volume-stats.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { engineName } from '../support/db.js';
 import { silent } from '../venue/support.js';
@@ -77,17 +79,25 @@ describe(`catalog sync confirmations (${engineName})`, () => {
     expect(m).toMatchObject({ question: 'New?', volume: 900, volume24hr: 90, liquidity: 9, outcomePrices: [0.7, 0.3], bestBid: 0.69 });
   });
 
-  it('keeps 48 h of samples per market', async () => {
+  it('keeps 48 h of samples per market, then drops them a whole day at a time', async () => {
     const { venue, gamma } = fakeGamma();
     venue.open = [event('s1', [market('s1m')])];
     const at = (ms: number) => syncCatalogOnce({ database: env.database, gamma, logger: silent, now: () => new Date(ms) });
+    const hour = 3_600_000;
     const t0 = Date.UTC(2026, 0, 1);
-    await at(t0);
-    await at(t0 + 47 * 3_600_000);
-    const kept = async () =>
+    const stored = async () =>
       (await env.database.db.select().from(marketSamples).where(eq(marketSamples.marketId, 's1m'))).map((r) => r.at.getTime()).sort();
-    expect(await kept()).toEqual([t0, t0 + 47 * 3_600_000]);
-    await at(t0 + 49 * 3_600_000);
-    expect(await kept()).toEqual([t0 + 47 * 3_600_000, t0 + 49 * 3_600_000]);
+    const seen = async (nowMs: number) => (await getVolumeStats({ ctx: { database: env.database } as ServiceContext, input: { marketId: 's1m' }, now: new Date(nowMs) })).datapoints;
+    await at(t0);
+    await at(t0 + 47 * hour);
+    expect(await stored()).toEqual([t0, t0 + 47 * hour]);
+    await at(t0 + 49 * hour);
+    // Past 48 h the first sample is no longer shown; its day (1 January) is not wholly past yet.
+    expect(await seen(t0 + 49 * hour)).toBe(2);
+    expect(await stored()).toEqual([t0, t0 + 47 * hour, t0 + 49 * hour]);
+    // 4 January 00:00: all of 1 January is older than 48 h, and its partition goes.
+    await at(t0 + 72 * hour);
+    expect(await stored()).toEqual([t0 + 47 * hour, t0 + 49 * hour, t0 + 72 * hour]);
+    expect(await seen(t0 + 72 * hour)).toBe(3);
   });
 });

@@ -5,6 +5,7 @@ import { engineName } from '../support/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { clock, savedSamples, seedEvent, silent, startRunner, subscribe, watchlistWith } from './helpers.js';
 import { expectNothingFor, waitFor } from '../support/wait.js';
+import { sampleDaysFor } from '../support/sample-days.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -53,6 +54,7 @@ describe(`engine runner: minute price samples (${engineName})`, () => {
     const m = event.markets[0]!;
     await subscribe(env, a, wl, { scope: 'Market', eventId: event.id, marketId: m.id, type: 'Crossing Up', threshold: 90 });
     const now = Date.UTC(2026, 0, 20, 8, 30);
+    await sampleDaysFor(env.database.db, 'price_samples', [new Date(now - 8 * DAY), new Date(now - 6 * DAY)]);
     await env.database.db.insert(priceSamples).values([
       { tokenId: 'old-token', minute: new Date(now - 8 * DAY), price: 0.3 },
       { tokenId: 'old-token', minute: new Date(now - 6 * DAY), price: 0.31 },

@@ -149,8 +149,8 @@ export const marketSamples = pgTable(
     liquidity: doublePrecision('liquidity'),
     price: doublePrecision('price'),
   },
-  // The `at` index serves the sync's pruning of old samples.
-  (t) => [primaryKey({ columns: [t.marketId, t.at] }), index('market_samples_at_idx').on(t.at)],
+  // One partition per UTC day (drizzle/0030, src/db/day-partitions.ts): old samples go a day at a time.
+  (t) => [primaryKey({ columns: [t.marketId, t.at] })],
 );
 
 // The engine's last displayed price per token, so a crossing made while it was down is found.
@@ -161,7 +161,7 @@ export const tokenPrices = pgTable('token_prices', {
 });
 
 // The engine's displayed price per token and minute (the last one of the minute), kept 7 days for
-// dry runs. The `minute` index serves the engine's pruning of old samples.
+// dry runs.
 export const priceSamples = pgTable(
   'price_samples',
   {
@@ -169,7 +169,8 @@ export const priceSamples = pgTable(
     minute: ts('minute').notNull(),
     price: doublePrecision('price').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.tokenId, t.minute] }), index('price_samples_minute_idx').on(t.minute)],
+  // One partition per UTC day, as market_samples.
+  (t) => [primaryKey({ columns: [t.tokenId, t.minute] })],
 );
 
 // Whether the catalog sync is failing, shared by every process: the sync leader of each tick

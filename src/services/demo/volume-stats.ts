@@ -1,4 +1,5 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gte } from 'drizzle-orm';
+import { SAMPLE_RETENTION_MS } from '../../catalog/refresh.js';
 import { catalogMarkets, marketSamples } from '../../db/schema/index.js';
 import { dbOf, type ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
@@ -41,7 +42,8 @@ export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: Se
   const samples = await db
     .select({ at: marketSamples.at, volume: marketSamples.volume, liquidity: marketSamples.liquidity })
     .from(marketSamples)
-    .where(eq(marketSamples.marketId, marketId))
+    // The retention's range: the day partition holding older samples may not be dropped yet.
+    .where(and(eq(marketSamples.marketId, marketId), gte(marketSamples.at, new Date(now.getTime() - SAMPLE_RETENTION_MS))))
     .orderBy(asc(marketSamples.at));
   const windows = Object.fromEntries(
     (Object.keys(VOLUME_WINDOWS) as WindowName[]).map((w) => [w, windowStats(samples, now.getTime() - VOLUME_WINDOWS[w] * HOUR_MS)]),

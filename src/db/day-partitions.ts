@@ -1,0 +1,81 @@
+import { sql } from 'drizzle-orm';
+import { inTransaction, queryRows, type Queryable } from './client.js';
+import { DAY_PARTITIONS_LOCK } from './coordination.js';
+
+/**
+ * The sample tables, kept as one partition per UTC day (drizzle/0030): history past retention goes
+ * a whole day at a time, by DROP TABLE. Deleted rows would leave their space for a vacuum to
+ * reclaim, and PGlite never vacuums (docs/decisions.md "Samples in day partitions").
+ */
+export type DayPartitionedTable = 'market_samples' | 'price_samples';
+
+export const DAY_MS = 86_400_000;
+
+/** A partition's range, `[fromMs, toMs)`; the one 0030 made of the rows stored before it starts at -Infinity. */
+interface Partition {
+  name: string;
+  fromMs: number;
+  toMs: number;
+}
+
+export interface KeptDays {
+  /** The days holding these instants must have their partition (both included). */
+  fromMs: number;
+  toMs: number;
+  /** Partitions whose whole range is before this instant are dropped. */
+  dropBeforeMs: number;
+}
+
+const startOfDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** `<table>_dYYYYMMDD` holds that day; `<table>_before_YYYYMMDD` (0030's) everything before it. */
+function partitionOf(table: DayPartitionedTable, name: string): Partition | undefined {
+  const match = /^(.*)_(d|before_)(\d{4})(\d{2})(\d{2})$/.exec(name);
+  if (!match || match[1] !== table) return undefined;
+  const dayMs = Date.UTC(Number(match[3]), Number(match[4]) - 1, Number(match[5]));
+  return match[2] === 'd' ? { name, fromMs: dayMs, toMs: dayMs + DAY_MS } : { name, fromMs: -Infinity, toMs: dayMs };
+}
+
+async function partitionsOf(on: Queryable, table: DayPartitionedTable): Promise<Partition[]> {
+  const rows = await queryRows<{ name: string }>(
+    on,
+    sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = ${table}::regclass`,
+  );
+  return rows.flatMap((r) => partitionOf(table, r.name) ?? []);
+}
+
+/** What `keepDays` must do given the partitions there are: days to create, partitions to drop. */
+function planOf(partitions: Partition[], kept: KeptDays) {
+  const dropped = partitions.filter((p) => p.toMs <= kept.dropBeforeMs);
+  const left = partitions.filter((p) => p.toMs > kept.dropBeforeMs);
+  const missingDays: number[] = [];
+  for (let day = startOfDay(kept.fromMs); day <= kept.toMs; day += DAY_MS) {
+    if (!left.some((p) => p.fromMs <= day && day < p.toMs)) missingDays.push(day);
+  }
+  return { dropped, missingDays };
+}
+
+/**
+ * Creates the partitions of the days `kept` asks for and drops those wholly before its cutoff. The
+ * catalog read alone when there is nothing to do (every call but about one a day); otherwise one
+ * short transaction under an advisory lock, so processes sharing a PostgreSQL database do not race,
+ * with a lock timeout: the DDL takes an exclusive lock on the table, and waiting behind a long
+ * reader would queue every other reader behind it. A call that times out is repeated by the next.
+ */
+export async function keepDays(on: Queryable, table: DayPartitionedTable, kept: KeptDays): Promise<void> {
+  const first = planOf(await partitionsOf(on, table), kept);
+  if (first.dropped.length === 0 && first.missingDays.length === 0) return;
+  await inTransaction(on, async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${DAY_PARTITIONS_LOCK})`);
+    await tx.execute(sql`select set_config('lock_timeout', '5s', true)`);
+    const plan = planOf(await partitionsOf(tx, table), kept);
+    for (const p of plan.dropped) await tx.execute(sql.raw(`drop table if exists "${p.name}"`));
+    for (const day of plan.missingDays) {
+      await tx.execute(
+        sql.raw(`create table "${table}_d${ymd(day)}" partition of "${table}" for values from ('${iso(day)}') to ('${iso(day + DAY_MS)}')`),
+      );
+    }
+  });
+}
