@@ -6,9 +6,8 @@
 -- Rows already stored are not copied: the old table is attached as it is, as the partition of
 -- everything before tomorrow (UTC), named `<table>_before_<tomorrow>`, and is dropped whole once
 -- that day is past retention. Only rows from tomorrow on, which a clock ahead may have written,
--- move into day partitions. A new install's empty tables are simply replaced.
-DROP INDEX "market_samples_at_idx";--> statement-breakpoint
-DROP INDEX "price_samples_minute_idx";--> statement-breakpoint
+-- move into day partitions. A new install's empty tables are simply replaced. The attach reads the
+-- old table once to check its range (no constraint proves it): once per upgrade, at its start.
 DO $$
 DECLARE
   t text;
@@ -42,4 +41,7 @@ BEGIN
       EXECUTE format('DROP TABLE %I', old_name);
     END IF;
   END LOOP;
-END $$;
+END $$;--> statement-breakpoint
+-- After the move above, which found the rows from tomorrow on through them; gone with an empty old table.
+DROP INDEX IF EXISTS "market_samples_at_idx";--> statement-breakpoint
+DROP INDEX IF EXISTS "price_samples_minute_idx";

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { inTransaction, type Queryable, type Tx } from '../db/client.js';
+import { inTransaction, type Db, type Tx } from '../db/client.js';
 import { DAY_MS, keepDays } from '../db/day-partitions.js';
 import { catalogEvents, catalogMarkets, marketSamples } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
@@ -46,10 +46,9 @@ const MARKET_REFRESH = refreshOf('catalog_markets', MARKET_UPDATES);
  * and drops old samples, in transactions of about `REFRESH_BATCH_MARKETS` markets each (whole events), so
  * other work gets the database between them. Nothing here records a change: a pass that stops
  * half-way leaves the rest stale until the next pass, which refreshes everything again.
- * With a transaction for `on`, everything runs inside it.
  */
 export async function refreshCatalog(
-  on: Queryable,
+  on: Db,
   fetched: VenueEvent[],
   stored: StoredCatalog,
   now: Date,
@@ -59,7 +58,7 @@ export async function refreshCatalog(
   // after pass. Tomorrow's partition is made a day ahead, so a step that fails (it is logged and
   // repeated every pass) costs no samples unless it fails all day.
   try {
-    await keepDays(on, 'market_samples', { fromMs: now.getTime(), toMs: now.getTime() + DAY_MS, dropBeforeMs: now.getTime() - SAMPLE_RETENTION_MS });
+    await keepDays(on, 'market_samples', { days: [now.getTime(), now.getTime() + DAY_MS], dropBeforeMs: now.getTime() - SAMPLE_RETENTION_MS });
   } catch (err) {
     options.logger.warn({ err }, 'market sample partitions: creating or dropping a day failed');
   }

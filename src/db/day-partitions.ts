@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { inTransaction, queryRows, type Queryable } from './client.js';
+import { queryRows, type Db, type Queryable } from './client.js';
 import { DAY_PARTITIONS_LOCK } from './coordination.js';
 
 /**
@@ -19,9 +19,8 @@ interface Partition {
 }
 
 export interface KeptDays {
-  /** The days holding these instants must have their partition (both included). */
-  fromMs: number;
-  toMs: number;
+  /** Instants whose UTC days must have their partition. */
+  days: readonly number[];
   /** Partitions whose whole range is before this instant are dropped. */
   dropBeforeMs: number;
 }
@@ -50,32 +49,36 @@ async function partitionsOf(on: Queryable, table: DayPartitionedTable): Promise<
 function planOf(partitions: Partition[], kept: KeptDays) {
   const dropped = partitions.filter((p) => p.toMs <= kept.dropBeforeMs);
   const left = partitions.filter((p) => p.toMs > kept.dropBeforeMs);
-  const missingDays: number[] = [];
-  for (let day = startOfDay(kept.fromMs); day <= kept.toMs; day += DAY_MS) {
-    if (!left.some((p) => p.fromMs <= day && day < p.toMs)) missingDays.push(day);
-  }
+  const missingDays = [...new Set(kept.days.map(startOfDay))].filter((day) => !left.some((p) => p.fromMs <= day && day < p.toMs));
   return { dropped, missingDays };
 }
 
 /**
  * Creates the partitions of the days `kept` asks for and drops those wholly before its cutoff. The
  * catalog read alone when there is nothing to do (every call but about one a day); otherwise one
- * short transaction under an advisory lock, so processes sharing a PostgreSQL database do not race,
- * with a lock timeout: the DDL takes an exclusive lock on the table, and waiting behind a long
- * reader would queue every other reader behind it. A call that times out is repeated by the next.
+ * short transaction under an advisory lock, so processes sharing a PostgreSQL database do not race.
+ *
+ * Locks, on PostgreSQL: a day is made as a table of its own, then attached, which takes only a
+ * SHARE UPDATE EXCLUSIVE lock on the parent (readers and writers go on; `CREATE TABLE ... PARTITION
+ * OF` would take an exclusive one). A drop does take an exclusive lock, so the whole step gives up
+ * after a 1 s wait (`lock_timeout`, set before the advisory lock so that wait is bounded too):
+ * waiting behind a long reader would queue every other query of the table behind it. The next call
+ * tries again, and tomorrow's partition, made a day ahead, keeps writes going meanwhile.
+ *
+ * `on` is never a transaction: the DDL's locks would last until the caller's commit.
  */
-export async function keepDays(on: Queryable, table: DayPartitionedTable, kept: KeptDays): Promise<void> {
+export async function keepDays(on: Db, table: DayPartitionedTable, kept: KeptDays): Promise<void> {
   const first = planOf(await partitionsOf(on, table), kept);
   if (first.dropped.length === 0 && first.missingDays.length === 0) return;
-  await inTransaction(on, async (tx) => {
+  await on.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('lock_timeout', '1s', true)`);
     await tx.execute(sql`select pg_advisory_xact_lock(${DAY_PARTITIONS_LOCK})`);
-    await tx.execute(sql`select set_config('lock_timeout', '5s', true)`);
     const plan = planOf(await partitionsOf(tx, table), kept);
     for (const p of plan.dropped) await tx.execute(sql.raw(`drop table if exists "${p.name}"`));
     for (const day of plan.missingDays) {
-      await tx.execute(
-        sql.raw(`create table "${table}_d${ymd(day)}" partition of "${table}" for values from ('${iso(day)}') to ('${iso(day + DAY_MS)}')`),
-      );
+      const name = `${table}_d${ymd(day)}`;
+      await tx.execute(sql.raw(`create table "${name}" (like "${table}" including defaults)`));
+      await tx.execute(sql.raw(`alter table "${table}" attach partition "${name}" for values from ('${iso(day)}') to ('${iso(day + DAY_MS)}')`));
     }
   });
 }

@@ -21,8 +21,8 @@ export interface FiringStore {
   writeFirings(batch: readonly PendingFiring[], prices: PriceBatch, bands: readonly BandState[]): Promise<(FireOutcome | undefined)[]>;
   /** Prices (and re-arm bands) on their own, when no firing waits. */
   savePrices(prices: PriceBatch, bands: readonly BandState[]): Promise<void>;
-  /** Finished minutes of price history, and the prune of old ones when `pruneAtMs` is given. */
-  saveHistory(samples: readonly MinuteSample[], pruneAtMs: number | undefined): Promise<void>;
+  /** Finished minutes of price history (those within the retention at `nowMs`), and the prune of old days when `prune`. */
+  saveHistory(samples: readonly MinuteSample[], nowMs: number, prune: boolean): Promise<void>;
 }
 
 /** The store of the engine: firings, prices and history in the database. */
@@ -76,9 +76,9 @@ export function databaseFiringStore(database: Database, logger: Logger, prices: 
       await prices.saveIn(database.db, priceBatch);
       await saveBands(database.db, bandBatch);
     },
-    async saveHistory(samples, pruneAtMs) {
-      if (samples.length > 0) await writeSamples(database.db, samples);
-      if (pruneAtMs !== undefined) await pruneSamples(database.db, pruneAtMs);
+    async saveHistory(samples, nowMs, prune) {
+      if (samples.length > 0) await writeSamples(database.db, samples, nowMs);
+      if (prune) await pruneSamples(database.db, nowMs);
     },
   };
 }
@@ -186,7 +186,8 @@ export class FiringWriter {
   async finish(): Promise<void> {
     const { store, logger, now, owns, prices } = this.options;
     await store.savePrices(prices.takeChanged(), this.takeBands());
-    await store.saveHistory(this.samples.take(now(), true).filter((s) => owns(s.token)), undefined).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
+    const nowMs = now();
+    await store.saveHistory(this.samples.take(nowMs, true).filter((s) => owns(s.token)), nowMs, false).catch((err: unknown) => logger.warn({ err }, 'price sample write failed'));
   }
 
   private takeBands(): BandState[] {
@@ -218,7 +219,7 @@ export class FiringWriter {
     const prune = last && this.samples.takePrune(nowMs);
     // History is not part of the crash-recovery contract above: a failed write costs samples only.
     const saveHistoryLogged = () =>
-      (sampleBatch.length > 0 || prune ? store.saveHistory(sampleBatch, prune ? nowMs : undefined) : Promise.resolve()).catch((err: unknown) =>
+      (sampleBatch.length > 0 || prune ? store.saveHistory(sampleBatch, nowMs, prune) : Promise.resolve()).catch((err: unknown) =>
         logger.warn({ err, samples: sampleBatch.length }, 'price sample write failed'),
       );
     if (batch.length === 0) {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
+import type { Db } from '../db/client.js';
 import { DAY_MS, keepDays } from '../db/day-partitions.js';
 import { priceSamples } from '../db/schema/index.js';
 
@@ -102,21 +102,17 @@ export class MinuteSampler {
 }
 
 /**
- * Writes taken samples (one statement per 500). Another engine may have written the same minute
- * of a token (both saw its price during a hand-over): the later write wins.
+ * Writes taken samples (one statement per 500), those within the retention at `nowMs` (a clock
+ * stepped back may hand older ones, whose day is gone). Another engine may have written the same
+ * minute of a token (both saw its price during a hand-over): the later write wins.
  */
-export async function writeSamples(on: Queryable, taken: readonly MinuteSample[]): Promise<void> {
+export async function writeSamples(on: Db, taken: readonly MinuteSample[], nowMs: number): Promise<void> {
+  const oldest = nowMs - PRICE_SAMPLE_RETENTION_MS;
   // A clock stepped back can close the same minute twice; one statement must not upsert a row twice.
-  const samples = [...new Map(taken.map((s) => [`${s.token}@${s.minuteMs}`, s])).values()];
+  const samples = [...new Map(taken.filter((s) => s.minuteMs >= oldest).map((s) => [`${s.token}@${s.minuteMs}`, s])).values()];
   if (samples.length === 0) return;
-  // Usually today's partition, made a day ahead by the hourly prune; a clock stepped back may ask for an older one.
-  let fromMs = Infinity;
-  let toMs = -Infinity;
-  for (const s of samples) {
-    fromMs = Math.min(fromMs, s.minuteMs);
-    toMs = Math.max(toMs, s.minuteMs);
-  }
-  await keepDays(on, 'price_samples', { fromMs, toMs, dropBeforeMs: -Infinity });
+  // Usually today's partition, made a day ahead by the hourly prune: then only a catalog read.
+  await keepDays(on, 'price_samples', { days: samples.map((s) => s.minuteMs), dropBeforeMs: -Infinity });
   for (let i = 0; i < samples.length; i += 500) {
     const rows = samples.slice(i, i + 500).map((s) => ({ tokenId: s.token, minute: new Date(s.minuteMs), price: s.price }));
     await on
@@ -130,6 +126,6 @@ export async function writeSamples(on: Queryable, taken: readonly MinuteSample[]
  * Drops the days of samples wholly past the retention (a day's partition at a time, so up to a day
  * more stays: readers ask for their range) and makes today's and tomorrow's partitions.
  */
-export async function pruneSamples(on: Queryable, nowMs: number): Promise<void> {
-  await keepDays(on, 'price_samples', { fromMs: nowMs, toMs: nowMs + DAY_MS, dropBeforeMs: nowMs - PRICE_SAMPLE_RETENTION_MS });
+export async function pruneSamples(on: Db, nowMs: number): Promise<void> {
+  await keepDays(on, 'price_samples', { days: [nowMs, nowMs + DAY_MS], dropBeforeMs: nowMs - PRICE_SAMPLE_RETENTION_MS });
 }

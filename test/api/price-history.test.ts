@@ -17,7 +17,7 @@ describe(`GET /markets/{marketId}/prices (${engineName})`, () => {
   it("answers the engine's per-minute samples within the window, oldest first, and the price now", async () => {
     const event = await seedEvent(env.database, { title: 'Price history', markets: 1 });
     const market = event.markets[0]!;
-    await sampleDaysFor(env.database.db, 'price_samples', [minute(90), minute(5)]);
+    await sampleDaysFor(env.database.db, 'price_samples', [minute(90), minute(30), minute(5)]);
     await env.database.db.insert(priceSamples).values([
       { tokenId: market.yesTokenId, minute: minute(90), price: 0.3 },
       { tokenId: market.yesTokenId, minute: minute(30), price: 0.4 },

@@ -227,7 +227,7 @@ describe(`/alert says how often the new rule would have fired (${engineName})`, 
   async function record(token: string) {
     const base = Math.floor(Date.now() / MINUTE) * MINUTE - 2 * 24 * 60 * MINUTE;
     await env.database.db.delete(priceSamples).where(inArray(priceSamples.tokenId, [token]));
-    await sampleDaysFor(env.database.db, 'price_samples', [new Date(base), new Date(base + 120 * MINUTE)]);
+    await sampleDaysFor(env.database.db, 'price_samples', [0, 10, 20, 120].map((m) => new Date(base + m * MINUTE)));
     await env.database.db.insert(priceSamples).values(
       [
         [0, 0.4],

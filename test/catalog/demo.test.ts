@@ -155,7 +155,7 @@ describe(`volume stats (${engineName})`, () => {
     const id = e.markets[0]!.id;
     const now = Date.now();
     const h = (hours: number) => new Date(now - hours * 3_600_000);
-    await sampleDaysFor(env.database.db, 'market_samples', [h(30), h(0)]);
+    await sampleDaysFor(env.database.db, 'market_samples', [30, 20, 10, 3, 0.5, 0.1].map(h));
     await env.database.db.insert(marketSamples).values([
       { marketId: id, at: h(30), volume: 100, liquidity: 10 },
       { marketId: id, at: h(20), volume: 400, liquidity: 20 },
@@ -202,7 +202,7 @@ describe(`volume stats (${engineName})`, () => {
     const e = await seedEvent(env.database);
     const id = e.markets[0]!.id;
     const now = Date.now();
-    await sampleDaysFor(env.database.db, 'market_samples', [new Date(now - 7_200_000), new Date(now)]);
+    await sampleDaysFor(env.database.db, 'market_samples', [new Date(now - 7_200_000), new Date(now - 3_600_000 * 1.5)]);
     await env.database.db.insert(marketSamples).values([
       { marketId: id, at: new Date(now - 7_200_000), volume: 500, liquidity: 0 },
       { marketId: id, at: new Date(now - 3_600_000 * 1.5), volume: 500, liquidity: 0 },

@@ -146,7 +146,7 @@ describe(`market chart (${engineName})`, () => {
     const e = await seedEvent(env.database);
     const id = e.markets[0]!.id;
     const now = Date.now();
-    await sampleDaysFor(env.database.db, 'market_samples', [new Date(now - 30 * 3_600_000), new Date(now)]);
+    await sampleDaysFor(env.database.db, 'market_samples', [30, 2, 1].map((h) => new Date(now - h * 3_600_000)));
     await env.database.db.insert(marketSamples).values([
       { marketId: id, at: new Date(now - 30 * 3_600_000), price: 0.9 },
       { marketId: id, at: new Date(now - 2 * 3_600_000), price: 0.25 },

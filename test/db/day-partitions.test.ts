@@ -1,6 +1,7 @@
 // The sample tables as one partition per UTC day (drizzle/0030, src/db/day-partitions.ts): an
 // upgrade keeps the rows already stored, old days go whole, and the tables stop growing on disk
 // while the live rows stay the same (PGlite never vacuums: before 0030 they grew pass after pass).
+import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/index.js';
@@ -19,7 +20,7 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-async function testDatabase(migrated: boolean): Promise<Database> {
+async function testDatabase(migrated: boolean): Promise<Database & { url?: string }> {
   const database = await createTestDatabase({ migrated });
   cleanups.push(() => database.drop());
   return database;
@@ -39,6 +40,8 @@ describe(`day-partitioned samples (${engineName})`, () => {
   it('0030 keeps the samples already stored: the old table becomes the partition of everything before tomorrow, later rows get their days', async () => {
     const database = await testDatabase(false);
     await migrate(database, await migrationsUpTo(29, cleanups));
+    // The migration splits at its own UTC midnight: not run across one.
+    if (DAY_MS - (Date.now() % DAY_MS) < 10_000) await new Promise((resolve) => setTimeout(resolve, DAY_MS - (Date.now() % DAY_MS) + 100));
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     await database.db.execute(sql`insert into market_samples (market_id, at, volume, liquidity, price) values
       ('m1', ${new Date(today - DAY_MS).toISOString()}, 1, 1, 0.1), ('m1', ${new Date(today + 3_600_000).toISOString()}, 2, 1, 0.2),
@@ -55,13 +58,13 @@ describe(`day-partitioned samples (${engineName})`, () => {
     expect((await database.rows<{ n: number }>(sql`select count(*)::int as n from price_samples`))[0]!.n).toBe(2);
 
     // The service goes on writing today's and tomorrow's samples, and primary keys still hold across the partitions.
-    await keepDays(database.db, 'market_samples', { fromMs: today, toMs: tomorrow + DAY_MS, dropBeforeMs: -Infinity });
+    await keepDays(database.db, 'market_samples', { days: [today, tomorrow], dropBeforeMs: -Infinity });
     await database.db.insert(marketSamples).values({ marketId: 'm1', at: new Date(tomorrow + 60_000), volume: 4 });
     await database.db.insert(marketSamples).values({ marketId: 'm1', at: new Date(today + 3_600_000), volume: 9 }).onConflictDoNothing();
     expect((await database.db.select().from(marketSamples).orderBy(marketSamples.at)).map((s) => s.volume)).toEqual([1, 2, 4, 3]);
 
     // Once tomorrow is past the retention, the old table goes whole.
-    await keepDays(database.db, 'market_samples', { fromMs: tomorrow + 3 * DAY_MS, toMs: tomorrow + 3 * DAY_MS, dropBeforeMs: tomorrow });
+    await keepDays(database.db, 'market_samples', { days: [tomorrow + 3 * DAY_MS], dropBeforeMs: tomorrow });
     expect(await partitionsOf(database, 'market_samples')).toEqual([
       `market_samples_d${utcDay(tomorrow)}`, `market_samples_d${utcDay(tomorrow + DAY_MS)}`, `market_samples_d${utcDay(tomorrow + 3 * DAY_MS)}`,
     ]);
@@ -77,11 +80,11 @@ describe(`day-partitioned samples (${engineName})`, () => {
   it('makes the days asked for, once, and drops only days wholly before the cutoff', async () => {
     const database = await testDatabase(true);
     const day = Date.UTC(2026, 2, 10);
-    await keepDays(database.db, 'price_samples', { fromMs: day + 5 * 3_600_000, toMs: day + DAY_MS + 1, dropBeforeMs: -Infinity });
-    await keepDays(database.db, 'price_samples', { fromMs: day, toMs: day + DAY_MS, dropBeforeMs: -Infinity });
+    await keepDays(database.db, 'price_samples', { days: [day + 5 * 3_600_000, day + DAY_MS + 1], dropBeforeMs: -Infinity });
+    await keepDays(database.db, 'price_samples', { days: [day, day + DAY_MS], dropBeforeMs: -Infinity });
     expect(await partitionsOf(database, 'price_samples')).toEqual(['price_samples_d20260310', 'price_samples_d20260311']);
     // A cutoff inside 11 March keeps it: part of it is still within the retention.
-    await keepDays(database.db, 'price_samples', { fromMs: day + DAY_MS, toMs: day + DAY_MS, dropBeforeMs: day + DAY_MS + 1 });
+    await keepDays(database.db, 'price_samples', { days: [day + DAY_MS], dropBeforeMs: day + DAY_MS + 1 });
     expect(await partitionsOf(database, 'price_samples')).toEqual(['price_samples_d20260311']);
   });
 
@@ -89,10 +92,47 @@ describe(`day-partitioned samples (${engineName})`, () => {
     const database = await testDatabase(true);
     const day = Date.UTC(2026, 5, 1);
     await Promise.all(
-      Array.from({ length: 6 }, (_, i) => keepDays(database.db, 'market_samples', { fromMs: day, toMs: day + (i % 2) * DAY_MS, dropBeforeMs: day - DAY_MS })),
+      Array.from({ length: 6 }, (_, i) => keepDays(database.db, 'market_samples', { days: [day, day + (i % 2) * DAY_MS], dropBeforeMs: day - DAY_MS })),
     );
     expect(await partitionsOf(database, 'market_samples')).toEqual(['market_samples_d20260601', 'market_samples_d20260602']);
   });
+
+  it('a write makes only the days of its samples, and skips samples past the retention (a clock stepped back)', async () => {
+    const database = await testDatabase(true);
+    const now = Date.UTC(2026, 4, 20, 12);
+    await writeSamples(database.db, [
+      { token: 't', minuteMs: now - 8 * DAY_MS, price: 0.1 },
+      { token: 't', minuteMs: now - 5 * DAY_MS, price: 0.2 },
+      { token: 't', minuteMs: now, price: 0.3 },
+    ], now);
+    expect(await partitionsOf(database, 'price_samples')).toEqual(['price_samples_d20260515', 'price_samples_d20260520']);
+    expect((await database.rows<{ price: number }>(sql`select price from price_samples order by minute`)).map((r) => r.price)).toEqual([0.2, 0.3]);
+  });
+
+  it.runIf(engineName === 'postgres')('a reader with a transaction open neither stops a day being made nor holds a drop for more than a second (postgres only)', async () => {
+    const database = await testDatabase(true);
+    const now = Date.UTC(2026, 6, 10, 12);
+    await pruneSamples(database.db, now - 8 * DAY_MS); // 2 and 3 July
+    const reader = postgres(database.url!, { max: 1, onnotice: () => {} });
+    cleanups.push(() => reader.end());
+    const open = await reader.reserve();
+    await open`begin`;
+    await open`select count(*) from price_samples`;
+    try {
+      // Made while the reader holds the table: an attach does not wait for it.
+      await writeSamples(database.db, [{ token: 't', minuteMs: now, price: 0.5 }], now);
+      // All of 2 July is past the retention: its drop waits for the reader, gives up after 1 s, and writes go on.
+      const started = Date.now();
+      await expect(pruneSamples(database.db, now)).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await writeSamples(database.db, [{ token: 't', minuteMs: now + 60_000, price: 0.6 }], now);
+    } finally {
+      await open`rollback`;
+      open.release();
+    }
+    await pruneSamples(database.db, now);
+    expect(await partitionsOf(database, 'price_samples')).toEqual(['price_samples_d20260703', 'price_samples_d20260710', 'price_samples_d20260711']);
+  }, 30_000);
 
   it('eight days of sync passes keep the market samples at the size of their retention', async () => {
     const database = await testDatabase(true);
@@ -118,7 +158,7 @@ describe(`day-partitioned samples (${engineName})`, () => {
     const hour = 3_600_000;
     const sizes: number[] = [];
     for (let at = start; at < start + 12 * DAY_MS; at += hour) {
-      await writeSamples(database.db, Array.from({ length: 100 }, (_, t) => ({ token: `t${t}`, minuteMs: at, price: 0.5 })));
+      await writeSamples(database.db, Array.from({ length: 100 }, (_, t) => ({ token: `t${t}`, minuteMs: at, price: 0.5 })), at);
       if ((at - start) % DAY_MS === 0) await pruneSamples(database.db, at);
       if ((at - start) % DAY_MS === DAY_MS - hour) sizes.push(await sizeOf(database, 'price_samples'));
     }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { SAMPLE_RETENTION_MS } from '../../catalog/refresh.js';
 import { catalogMarkets, marketSamples } from '../../db/schema/index.js';
 import { dbOf, type ServiceContext } from '../context.js';
@@ -39,12 +39,15 @@ export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: Se
   const db = dbOf(ctx);
   const [market] = await db.select({ id: catalogMarkets.id }).from(catalogMarkets).where(eq(catalogMarkets.id, marketId));
   if (!market) throw notFound('Market not found', 'market');
-  const samples = await db
+  const stored = await db
     .select({ at: marketSamples.at, volume: marketSamples.volume, liquidity: marketSamples.liquidity })
     .from(marketSamples)
-    // The retention's range: the day partition holding older samples may not be dropped yet.
-    .where(and(eq(marketSamples.marketId, marketId), gte(marketSamples.at, new Date(now.getTime() - SAMPLE_RETENTION_MS))))
+    .where(eq(marketSamples.marketId, marketId))
     .orderBy(asc(marketSamples.at));
+  // The retention before the latest sample: old samples go a day at a time, so a day not wholly
+  // past it may still hold older ones. With the sync stopped the last 48 h it sampled still show.
+  const since = (stored.at(-1)?.at.getTime() ?? 0) - SAMPLE_RETENTION_MS;
+  const samples = stored.filter((s) => s.at.getTime() >= since);
   const windows = Object.fromEntries(
     (Object.keys(VOLUME_WINDOWS) as WindowName[]).map((w) => [w, windowStats(samples, now.getTime() - VOLUME_WINDOWS[w] * HOUR_MS)]),
   ) as Record<WindowName, WindowStats>;
