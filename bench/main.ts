@@ -15,6 +15,7 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
   start: async (args) => (await import('./start.js')).runStartBench(args),
   search: async (args) => (await import('./search.js')).runSearchBench(args),
   sync: async (args) => (await import('./sync.js')).runSyncBench(args),
+  wal: async (args) => (await import('./wal.js')).runWalBench(args),
   rest: async (args) => {
     const bench = await import('./rest.js');
     await bench.runRestBench(bench.restBenchOptions(args));

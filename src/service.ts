@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { migrate, MIGRATIONS_FOLDER, migrationsApplied, openDatabase, type Database } from './db/index.js';
+import { startCheckpoints } from './db/pglite-checkpoints.js';
 import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
 import { startAdminEndpoint, type AdminEndpoint } from './admin/server.js';
@@ -135,6 +136,8 @@ export async function startService(config: Config, logger: Logger, options: Star
       const syncOnce = config.ROLES.has('sync') ? async () => (await syncRole).syncOnce() : undefined;
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce });
       intake.unshift(() => admin.close());
+      const checkpoints = startCheckpoints(database, { logger });
+      stops.push(() => checkpoints.stop());
     }
     const sync = config.ROLES.has('sync') ? (await roleModules.sync()).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
     if (sync) {

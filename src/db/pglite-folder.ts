@@ -20,9 +20,10 @@ export const PGLITE_EXTENSIONS = { pg_trgm };
  * to the folder's postgresql.conf, and used by initdb's own runs) and on every start (folders made
  * before this change keep the old postgresql.conf). Reads beyond 16 MB come from the OS page cache.
  * The WAL sizes are PostgreSQL's defaults, what folders with 16 MB WAL segments always had: initdb
- * would scale them down with the 1 MB segments below (to 5 MB and 64 MB, checkpoints under a write
- * load 16x as often), and the image's build writes its own into the folder's postgresql.conf
- * (build-image.ts); given on every start, they hold whatever the file says.
+ * would scale them down with the 1 MB segments below (to 5 MB and 64 MB), and the image's build
+ * writes its own into the folder's postgresql.conf (build-image.ts); given on every start, they
+ * hold whatever the file says. Single-user PostgreSQL never checkpoints by WAL size: the service
+ * runs its checkpoints itself (pglite-checkpoints.ts).
  */
 export const PGLITE_SETTINGS = ['shared_buffers=16MB', 'max_connections=10', 'min_wal_size=80MB', 'max_wal_size=1GB'];
 
