@@ -137,7 +137,8 @@ export async function startService(config: Config, logger: Logger, options: Star
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce });
       intake.unshift(() => admin.close());
       const checkpoints = startCheckpoints(database, { logger });
-      stops.push(() => checkpoints.stop());
+      // Stopped last: the other roles' final writes are checkpointed meanwhile.
+      stops.unshift(() => checkpoints.stop());
     }
     const sync = config.ROLES.has('sync') ? (await roleModules.sync()).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
     if (sync) {

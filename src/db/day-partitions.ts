@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Db, type Queryable } from './client.js';
+import { queryRows, type Db, type Queryable, type Tx } from './client.js';
 import { DAY_PARTITIONS_LOCK } from './coordination.js';
 
 /**
@@ -45,40 +45,50 @@ async function partitionsOf(on: Queryable, table: DayPartitionedTable): Promise<
   return rows.flatMap((r) => partitionOf(table, r.name) ?? []);
 }
 
-/** What `keepDays` must do given the partitions there are: days to create, partitions to drop. */
-function planOf(partitions: Partition[], kept: KeptDays) {
-  const dropped = partitions.filter((p) => p.toMs <= kept.dropBeforeMs);
-  const left = partitions.filter((p) => p.toMs > kept.dropBeforeMs);
-  const missingDays = [...new Set(kept.days.map(startOfDay))].filter((day) => !left.some((p) => p.fromMs <= day && day < p.toMs));
-  return { dropped, missingDays };
-}
+/** The days `kept` asks for that no partition holds. */
+const missingDays = (partitions: Partition[], kept: KeptDays) =>
+  [...new Set(kept.days.map(startOfDay))].filter((day) => !partitions.some((p) => p.fromMs <= day && day < p.toMs));
+/** The partitions wholly before the cutoff. */
+const expired = (partitions: Partition[], kept: KeptDays) => partitions.filter((p) => p.toMs <= kept.dropBeforeMs);
 
 /**
- * Creates the partitions of the days `kept` asks for and drops those wholly before its cutoff. The
- * catalog read alone when there is nothing to do (every call but about one a day); otherwise one
- * short transaction under an advisory lock, so processes sharing a PostgreSQL database do not race.
+ * Creates the partitions of the days `kept` asks for and drops those wholly before its cutoff
+ * (callers ask for no day before it). The catalog read alone when there is nothing to do (every
+ * call but about one a day); otherwise short transactions under an advisory lock, so processes
+ * sharing a PostgreSQL database do not race.
  *
  * Locks, on PostgreSQL: a day is made as a table of its own, then attached, which takes only a
  * SHARE UPDATE EXCLUSIVE lock on the parent (readers and writers go on; `CREATE TABLE ... PARTITION
- * OF` would take an exclusive one). A drop does take an exclusive lock, so the whole step gives up
- * after a 1 s wait (`lock_timeout`, set before the advisory lock so that wait is bounded too):
- * waiting behind a long reader would queue every other query of the table behind it. The next call
- * tries again, and tomorrow's partition, made a day ahead, keeps writes going meanwhile.
+ * OF` would take an exclusive one). A drop does take an exclusive lock, so it gives up after a 1 s
+ * wait (`lock_timeout`, set before the advisory lock so that wait is bounded too): waiting behind a
+ * long reader would queue every other query of the table behind it. The days are made first, in a
+ * transaction of their own, so a drop that gives up does not take them back: tomorrow's partition,
+ * made a day ahead, keeps writes going until a later call drops what is due.
  *
  * `on` is never a transaction: the DDL's locks would last until the caller's commit.
  */
 export async function keepDays(on: Db, table: DayPartitionedTable, kept: KeptDays): Promise<void> {
-  const first = planOf(await partitionsOf(on, table), kept);
-  if (first.dropped.length === 0 && first.missingDays.length === 0) return;
-  await on.transaction(async (tx) => {
+  const partitions = await partitionsOf(on, table);
+  if (missingDays(partitions, kept).length > 0) {
+    await underLock(on, async (tx) => {
+      for (const day of missingDays(await partitionsOf(tx, table), kept)) {
+        const name = `${table}_d${ymd(day)}`;
+        await tx.execute(sql.raw(`create table "${name}" (like "${table}" including defaults)`));
+        await tx.execute(sql.raw(`alter table "${table}" attach partition "${name}" for values from ('${iso(day)}') to ('${iso(day + DAY_MS)}')`));
+      }
+    });
+  }
+  if (expired(partitions, kept).length > 0) {
+    await underLock(on, async (tx) => {
+      for (const p of expired(await partitionsOf(tx, table), kept)) await tx.execute(sql.raw(`drop table if exists "${p.name}"`));
+    });
+  }
+}
+
+function underLock(on: Db, fn: (tx: Tx) => Promise<void>): Promise<void> {
+  return on.transaction(async (tx) => {
     await tx.execute(sql`select set_config('lock_timeout', '1s', true)`);
     await tx.execute(sql`select pg_advisory_xact_lock(${DAY_PARTITIONS_LOCK})`);
-    const plan = planOf(await partitionsOf(tx, table), kept);
-    for (const p of plan.dropped) await tx.execute(sql.raw(`drop table if exists "${p.name}"`));
-    for (const day of plan.missingDays) {
-      const name = `${table}_d${ymd(day)}`;
-      await tx.execute(sql.raw(`create table "${name}" (like "${table}" including defaults)`));
-      await tx.execute(sql.raw(`alter table "${table}" attach partition "${name}" for values from ('${iso(day)}') to ('${iso(day + DAY_MS)}')`));
-    }
+    await fn(tx);
   });
 }

@@ -77,8 +77,12 @@ export function databaseFiringStore(database: Database, logger: Logger, prices: 
       await saveBands(database.db, bandBatch);
     },
     async saveHistory(samples, nowMs, prune) {
-      if (samples.length > 0) await writeSamples(database.db, samples, nowMs);
-      if (prune) await pruneSamples(database.db, nowMs);
+      // The prune also makes tomorrow's partition: a failed write must not put it off an hour.
+      try {
+        if (samples.length > 0) await writeSamples(database.db, samples, nowMs);
+      } finally {
+        if (prune) await pruneSamples(database.db, nowMs);
+      }
     },
   };
 }

@@ -211,6 +211,24 @@ describe(`volume stats (${engineName})`, () => {
     expect(res.body).toMatchObject({ totalVolume: 500, latestLiquidity: 0, liquidityToVolumeRatio: null, turnoverRatio: null });
   });
 
+  it('counts the 48 h before the latest sample, and a sample from a clock that ran ahead does not hide the rest', async () => {
+    const a = await env.newAccount();
+    const e = await seedEvent(env.database);
+    const id = e.markets[0]!.id;
+    const now = Date.now();
+    const h = (hours: number) => new Date(now - hours * 3_600_000);
+    await sampleDaysFor(env.database.db, 'market_samples', [60, 40, 1, -10].map(h));
+    await env.database.db.insert(marketSamples).values([
+      { marketId: id, at: h(60), volume: 50, liquidity: 5 },
+      { marketId: id, at: h(40), volume: 100, liquidity: 10 },
+      { marketId: id, at: h(1), volume: 200, liquidity: 20 },
+      { marketId: id, at: h(-10), volume: 300, liquidity: 30 },
+    ]);
+    const res = await env.http.get(`/demo/markets/${id}/volume-stats`).set(a.auth).expect(200);
+    // 60 h ago is past the retention (its day may still be stored); 40 h ago is within it.
+    expect(res.body).toMatchObject({ datapoints: 3, totalVolume: 300 });
+  });
+
   it('answers 404 for an unknown market', async () => {
     const a = await env.newAccount();
     const res = await env.http.get('/demo/markets/nope/volume-stats').set(a.auth).expect(404);

@@ -107,6 +107,9 @@ describe(`day-partitioned samples (${engineName})`, () => {
     ], now);
     expect(await partitionsOf(database, 'price_samples')).toEqual(['price_samples_d20260515', 'price_samples_d20260520']);
     expect((await database.rows<{ price: number }>(sql`select price from price_samples order by minute`)).map((r) => r.price)).toEqual([0.2, 0.3]);
+    // The same minute again (two engines during a hand-over): the day's primary key holds, the later write wins.
+    await writeSamples(database.db, [{ token: 't', minuteMs: now, price: 0.4 }], now);
+    expect((await database.rows<{ price: number }>(sql`select price from price_samples order by minute`)).map((r) => r.price)).toEqual([0.2, 0.4]);
   });
 
   it.runIf(engineName === 'postgres')('a reader with a transaction open neither stops a day being made nor holds a drop for more than a second (postgres only)', async () => {
@@ -125,6 +128,8 @@ describe(`day-partitioned samples (${engineName})`, () => {
       const started = Date.now();
       await expect(pruneSamples(database.db, now)).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(5_000);
+      // Tomorrow's day was made before the drop gave up, and stays.
+      expect(await partitionsOf(database, 'price_samples')).toContain('price_samples_d20260711');
       await writeSamples(database.db, [{ token: 't', minuteMs: now + 60_000, price: 0.6 }], now);
     } finally {
       await open`rollback`;

@@ -56,6 +56,16 @@ describe.runIf(engineName === 'pglite')('PGlite checkpoints (pglite only: Postgr
     }
   });
 
+  it('once stopped, it checkpoints no more', async () => {
+    const database = await testDatabase();
+    const checkpoints = startCheckpoints(database, { logger: silent, checkEveryMs: 10, walBytes: 1024 * 1024, maxIntervalMs: 3_600_000 });
+    await checkpoints.stop();
+    const redo = await redoPoint(database);
+    for (let round = 0; round < 4; round++) await write(database, round);
+    await sleep(100);
+    expect(await redoPoint(database)).toBe(redo);
+  });
+
   it('an idle database is not checkpointed again; a little WAL is, once the longest interval has passed', async () => {
     const database = await testDatabase();
     await database.rows(sql`checkpoint`);

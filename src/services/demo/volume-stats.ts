@@ -45,8 +45,9 @@ export async function getVolumeStats({ ctx, input, now = new Date() }: { ctx: Se
     .where(eq(marketSamples.marketId, marketId))
     .orderBy(asc(marketSamples.at));
   // The retention before the latest sample: old samples go a day at a time, so a day not wholly
-  // past it may still hold older ones. With the sync stopped the last 48 h it sampled still show.
-  const since = (stored.at(-1)?.at.getTime() ?? 0) - SAMPLE_RETENTION_MS;
+  // past it may still hold older ones. With the sync stopped the last 48 h it sampled still show;
+  // a sample from a clock that ran ahead does not hide the rest.
+  const since = Math.min(stored.at(-1)?.at.getTime() ?? 0, now.getTime()) - SAMPLE_RETENTION_MS;
   const samples = stored.filter((s) => s.at.getTime() >= since);
   const windows = Object.fromEntries(
     (Object.keys(VOLUME_WINDOWS) as WindowName[]).map((w) => [w, windowStats(samples, now.getTime() - VOLUME_WINDOWS[w] * HOUR_MS)]),
