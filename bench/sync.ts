@@ -112,6 +112,8 @@ export async function runSyncBench(args: string[]): Promise<void> {
       rows.push([`${name} (median of ${runs})`, fmt(median(times.map((t) => t.passMs))), fmt(median(times.map((t) => t.longestMs))), String(median(times.map((t) => t.count)))]);
     }
     printTable(['pass', 'whole pass ms', 'longest hold of the connection ms', 'holds'], rows);
+    const onDisk = await Promise.all(['catalog_events', 'catalog_markets'].map(async (t) => `${t} ${mb1(await tableBytes(database, t))}`));
+    console.log(`on disk after the runs, indexes included: ${onDisk.join(', ')}`);
   } finally {
     await sim.stop();
     await database.close();
