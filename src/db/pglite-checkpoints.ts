@@ -6,7 +6,7 @@ import type { Database } from './client.js';
  * PGlite is PostgreSQL in single-user mode, which never checkpoints on its own: no checkpointer on
  * a timer, and `max_wal_size` requests one only under a postmaster. Between starts the WAL then
  * grows without end (disk), and a process that stops without closing the database (a crash, a
- * kill) replays all of it at the next start: ~3.7 s after 470 MB here, and it grows with uptime
+ * kill) replays all of it at the next start: ~3.7 s after 486 MB here, and it grows with uptime
  * (docs/PERFORMANCE.md "PGlite never checkpoints"). This runs the checkpoints a server would.
  */
 export interface CheckpointOptions {
