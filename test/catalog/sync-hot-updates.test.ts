@@ -26,7 +26,10 @@ const sizeOf = async (table: string) =>
     left join pg_index i on i.indexrelid = c.oid left join pg_am a on a.oid = c.relam
     where (c.oid = ${table}::regclass or i.indrelid = ${table}::regclass) and coalesce(a.amname, 'heap') <> 'gin'`))[0]!.bytes);
 
-describe(`catalog sync: rows rewritten pass after pass (${engineName})`, () => {
+// PGlite only: on PostgreSQL a page is freed of old versions only once no transaction anywhere on
+// the server may still see them, so the size there depends on what else runs (other test files'
+// open transactions held it at 3.3 times in CI), and autovacuum does the rest.
+describe.runIf(engineName === 'pglite')('catalog sync: rows rewritten pass after pass (pglite only: PostgreSQL frees old versions by its server-wide horizon and autovacuum)', () => {
   it('forty passes that change every volume leave the catalog tables at most 3 times their first size', async () => {
     const { venue, gamma } = fakeGamma();
     const markets = (pass: number) => (e: number) => Array.from({ length: 3 }, (_, m) => market(`h${e}m${m}`, { volume: 1000 + pass, volume24hr: pass, liquidity: pass }));
@@ -42,8 +45,8 @@ describe(`catalog sync: rows rewritten pass after pass (${engineName})`, () => {
     }
     const [row] = await env.database.rows<{ volume: number }>(sql`select volume from catalog_markets where id = 'h7m1'`);
     expect(row!.volume).toBe(1040);
-    // Measured on PGlite and PostgreSQL: 2.4 times with room on the pages, 3.9 times with full pages
-    // (fillfactor 100); both settle within ten passes.
+    // Measured: 2.4 times with room on the pages, 3.9 times with full pages (fillfactor 100); both
+    // settle within ten passes.
     expect(await sizeOf('catalog_markets')).toBeLessThanOrEqual(first.markets * 3);
     expect(await sizeOf('catalog_events')).toBeLessThanOrEqual(first.events * 3);
   }, 120_000);
