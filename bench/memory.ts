@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import { runSoak } from './memory-soak.js';
-import { machine, printTable, serviceArgs } from './support.js';
+import { machine, numberOption, printTable, serviceArgs } from './support.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -68,8 +68,6 @@ const bareNode = `console.log('ready'); setInterval(() => {}, 1 << 30);`;
 const barePglite = (dir: string) =>
   `import { PGlite } from '@electric-sql/pglite'; const pg = await PGlite.create(${JSON.stringify(dir)}); await pg.query('select 1'); console.log('ready'); setInterval(() => {}, 1 << 30);`;
 
-const option = (args: string[], name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
-
 /**
  * `npm run bench -- memory [--seconds=30] [--minutes=10 --rules=10000 --markets=1000 --boundMb=40]`:
  * RSS of the whole service idle (`node <npm start's options> dist/main.js`, as
@@ -80,8 +78,8 @@ const option = (args: string[], name: string, fallback: number) => Number(args.f
  * random walk; it fails when RSS grew by more than `boundMb` from the walk's start to its end.
  */
 export async function runMemoryBench(args: string[]): Promise<void> {
-  const seconds = option(args, 'seconds', 30);
-  const soak = { minutes: option(args, 'minutes', 10), rules: option(args, 'rules', 10_000), markets: option(args, 'markets', 1_000), boundMb: option(args, 'boundMb', 40) };
+  const seconds = numberOption(args, 'seconds', 30);
+  const soak = { minutes: numberOption(args, 'minutes', 10), rules: numberOption(args, 'rules', 10_000), markets: numberOption(args, 'markets', 1_000), boundMb: numberOption(args, 'boundMb', 40) };
   const built = spawnSync(process.execPath, ['bin/ensure-build.js'], { cwd: root, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('build failed');
   const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';

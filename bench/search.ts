@@ -7,7 +7,7 @@ import { createLogger } from '../src/logger.js';
 import { findEvents, findMarkets } from '../src/services/search/index.js';
 import { createRng } from '../src/simulator/prng.js';
 import { drawTemplate } from '../src/simulator/templates.js';
-import { fmt, machine, printTable } from './support.js';
+import { fmt, machine, numberOption, printTable } from './support.js';
 
 const QUERIES = ['bitcoin august', 'Bitcoin 100k', 'bitc', 'zorb', 'bitcoim', 'will the lakers win', 'e'];
 
@@ -46,7 +46,7 @@ async function fillCatalog(database: Database, events: number, history: number):
  * PGlite or DATABASE_URL (a scratch database: it is filled).
  */
 export async function runSearchBench(args: string[]): Promise<void> {
-  const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  const option = (name: string, fallback: number) => numberOption(args, name, fallback);
   const events = option('events', 5000);
   const runs = option('runs', 20);
   const history = option('closed', 0);

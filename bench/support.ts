@@ -1,7 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -33,7 +35,20 @@ export function percentile(sorted: Float64Array, q: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+export const mb = (bytes: number, digits = 0): string => `${(bytes / 1024 / 1024).toFixed(digits)} MB`;
+
+/** `--name=value` among a bench's arguments, as a number; `fallback` when absent. */
+export const numberOption = (args: readonly string[], name: string, fallback: number): number =>
+  Number(args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
+
+/** Bytes of the files under `dir`, at any depth. */
+export async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
 export const fmt = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 

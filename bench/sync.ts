@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -9,7 +9,7 @@ import { openPgliteFolder } from '../src/db/pglite-folder.js';
 import { createLogger } from '../src/logger.js';
 import { createSimulator } from '../src/simulator/index.js';
 import { createGammaClient } from '../src/venue/gamma/client.js';
-import { fmt, machine, printTable } from './support.js';
+import { fmt, folderBytes, machine, mb, numberOption, printTable } from './support.js';
 
 const silent = createLogger('silent');
 
@@ -79,7 +79,7 @@ async function storeClosedHistory(database: Awaited<ReturnType<typeof openDataba
  * `--days=N` measures what the samples take on disk over days instead (`runSampleGrowth`).
  */
 export async function runSyncBench(args: string[]): Promise<void> {
-  const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  const option = (name: string, fallback: number) => numberOption(args, name, fallback);
   if (option('days', 0) > 0) return runSampleGrowth(option('events', 100), option('days', 0), option('passesPerDay', 48));
   const events = option('events', 300);
   const runs = option('runs', 5);
@@ -112,7 +112,7 @@ export async function runSyncBench(args: string[]): Promise<void> {
       rows.push([`${name} (median of ${runs})`, fmt(median(times.map((t) => t.passMs))), fmt(median(times.map((t) => t.longestMs))), String(median(times.map((t) => t.count)))]);
     }
     printTable(['pass', 'whole pass ms', 'longest hold of the connection ms', 'holds'], rows);
-    const onDisk = await Promise.all(['catalog_events', 'catalog_markets'].map(async (t) => `${t} ${mb1(await tableBytes(database, t))}`));
+    const onDisk = await Promise.all(['catalog_events', 'catalog_markets'].map(async (t) => `${t} ${mb(await tableBytes(database, t), 1)}`));
     console.log(`on disk after the runs, indexes included: ${onDisk.join(', ')}`);
   } finally {
     await sim.stop();
@@ -126,14 +126,6 @@ async function tableBytes(database: Awaited<ReturnType<typeof openDatabase>>, ta
   const [row] = await database.rows<{ bytes: string }>(sql`select sum(pg_total_relation_size(c.oid))::text as bytes from pg_class c
     where c.oid = ${table}::regclass or c.oid in (select inhrelid from pg_inherits where inhparent = ${table}::regclass)`);
   return Number(row!.bytes);
-}
-
-async function folderBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
-  }
-  return total;
 }
 
 /**
@@ -158,7 +150,7 @@ async function runSampleGrowth(events: number, days: number, passesPerDay: numbe
     for (let day = 1; day <= days; day++) {
       for (let i = 0; i < passesPerDay; i++) markets = (await syncCatalogOnce({ database, gamma, logger: silent, now: () => new Date((at += step)) })).markets;
       const [live] = await database.rows<{ n: number }>(sql`select count(*)::int as n from market_samples`);
-      rows.push([String(day), fmt(live!.n), mb1(await tableBytes(database, 'market_samples')), mb1(await folderBytes(dir))]);
+      rows.push([String(day), fmt(live!.n), mb(await tableBytes(database, 'market_samples'), 1), mb(await folderBytes(dir), 1)]);
     }
     await database.rows(sql`create table bench_packed_samples (like market_samples)`);
     await database.rows(sql`insert into bench_packed_samples select * from market_samples`);
@@ -166,12 +158,10 @@ async function runSampleGrowth(events: number, days: number, passesPerDay: numbe
     const packed = await tableBytes(database, 'bench_packed_samples');
     console.log(`${machine()}; ${database.kind}; ${markets} markets, ${passesPerDay} passes a day (a sample per market a pass), ${days} days; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     printTable(['end of day', 'live samples', 'market_samples on disk', 'data folder'], rows);
-    console.log(`baseline: the last day's live samples alone, copied into a fresh table with the same primary key: ${mb1(packed)}`);
+    console.log(`baseline: the last day's live samples alone, copied into a fresh table with the same primary key: ${mb(packed, 1)}`);
   } finally {
     await sim.stop();
     await database.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
-
-const mb1 = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;

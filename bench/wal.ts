@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -10,17 +10,7 @@ import { startCheckpoints } from '../src/db/pglite-checkpoints.js';
 import { createLogger } from '../src/logger.js';
 import { createSimulator } from '../src/simulator/index.js';
 import { createGammaClient } from '../src/venue/gamma/client.js';
-import { fmt, machine, printTable } from './support.js';
-
-const mb1 = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
-async function walBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(path.join(dir, 'pg_wal'), { withFileTypes: true })) {
-    if (entry.isFile()) total += (await stat(path.join(dir, 'pg_wal', entry.name))).size;
-  }
-  return total;
-}
+import { fmt, folderBytes, machine, mb, numberOption, printTable } from './support.js';
 
 interface LoadReport {
   passes: number;
@@ -100,7 +90,7 @@ function childLoad(dir: string, checkpoints: boolean, passes: number, events: nu
  */
 export async function runWalBench(args: string[]): Promise<void> {
   if (args[0] === '--child') return runLoad(args[1]!, args[2] === 'true', Number(args[3]), Number(args[4]));
-  const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  const option = (name: string, fallback: number) => numberOption(args, name, fallback);
   const passes = option('passes', 150);
   const events = option('events', 300);
   const rows: string[][] = [];
@@ -110,7 +100,7 @@ export async function runWalBench(args: string[]): Promise<void> {
     try {
       const load = await childLoad(dir, checkpoints, passes, events);
       markets = load.markets;
-      const walAfterLoad = await walBytes(dir);
+      const walAfterLoad = await folderBytes(path.join(dir, 'pg_wal'));
       const started = performance.now();
       const pg = await openPgliteFolder(dir, false);
       await pg.query('select 1');
@@ -118,10 +108,10 @@ export async function runWalBench(args: string[]): Promise<void> {
       await pg.close();
       rows.push([
         checkpoints ? "the service's checkpoints (32 MB / 5 min)" : 'baseline: PGlite alone (no checkpoint)',
-        mb1(load.walWritten),
+        mb(load.walWritten, 1),
         String(load.checkpoints),
         fmt(load.longestCheckpointMs),
-        mb1(walAfterLoad),
+        mb(walAfterLoad, 1),
         fmt(reopenMs),
         fmt(load.loadMs / passes, 1),
       ]);
