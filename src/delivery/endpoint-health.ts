@@ -129,8 +129,11 @@ export async function updateChannelHealth(
         max(v.error) filter (where not v.ok) as error,
         max(v.reason) as reason
       from v
-      join deliveries d on d.id = v.delivery_id
-      join notifications n on n.id = d.notification_id
+      -- by key, one probe per delivery (as outbox-store.ts selectClaimedWithContext, and why)
+      cross join lateral (
+        select d.notification_id, d.position, d.channel_type, d.settings, d.created_at from deliveries d where d.id = v.delivery_id offset 0
+      ) d
+      cross join lateral (select n.subscription_id, n.account_id from notifications n where n.id = d.notification_id offset 0) n
       where n.subscription_id is not null
       group by 1, 2, 3, 4, 5
     )

@@ -101,11 +101,13 @@ export async function claimDueDeliveries(
     -- statement's: a delivery committed in between can be picked but is not seen here, so it is
     -- left unleased (its write's notice claims it next), never leased without being answered.
     claimed as (
+      -- By id through the primary key: 'id in (select ...)' was planned as a hash join over a scan
+      -- of the whole table, kept by the named statement as deliveries grew (the probes below).
       update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
-      where id in (
+      where id = any(array(
           select id from picked where batch_key is null or batch_key in (select batch_key from batch_keys)
           union all select id from batch_rest
-        )
+        ))
       returning id, notification_id, position, channel_type, settings, attempts, lease_until, batch_key
     )
     ${selectClaimedWithContext('claimed')}
@@ -139,15 +141,28 @@ export function selectClaimedWithContext(cte: 'claimed' | 'inserted') {
       s.enabled as "ruleEnabled", s.trigger_type as "ruleTriggerType",
       (select m.outcomes->>0 from catalog_markets m where m.id = n.payload->>'marketId') as "outcomeName"
     from ${sql.raw(cte)} c
-    join notifications n on n.id = c.notification_id
-    join accounts a on a.id = n.account_id
-    left join subscriptions s on s.id = n.subscription_id
+    -- Every row below is looked up by key, one probe per delivery (lateral, offset 0: never flattened
+    -- into a join). This is a named statement whose one generic plan is made while the tables are
+    -- small: as plain joins against a batch the planner guesses at 100 rows, that plan was a hash
+    -- join reading all of notifications, on every firing write and claim, as the inbox grew
+    -- (docs/PERFORMANCE.md "Plans that outlive the table sizes they were made for").
+    cross join lateral (select n.payload, n.account_id, n.subscription_id from notifications n where n.id = c.notification_id offset 0) n
+    cross join lateral (
+      select a.webhook_secret, a.previous_webhook_secret, a.webhook_secret_rotated_at from accounts a where a.id = n.account_id offset 0
+    ) a
+    left join lateral (select s.enabled, s.trigger_type from subscriptions s where s.id = n.subscription_id offset 0) s on true
     -- the channel this delivery was written for, when it is disabled (endpoint health)
-    left join subscription_channels sc on sc.subscription_id = n.subscription_id and sc.position = c.position
-      and sc.type = c.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(c.settings, '{}'::jsonb)
-      and sc.disabled_at is not null
-      -- a redelivery (attempts reset to 0 over earlier attempts) is the user asking to try it now
-      and not (c.attempts = 0 and exists (select 1 from delivery_attempts da where da.delivery_id = c.id))`;
+    left join lateral (
+      select sc.disabled_reason from subscription_channels sc
+      where sc.subscription_id = n.subscription_id and sc.position = c.position
+        and sc.type = c.channel_type and coalesce(sc.settings, '{}'::jsonb) = coalesce(c.settings, '{}'::jsonb)
+        and sc.disabled_at is not null
+      offset 0
+    ) sc
+      -- a redelivery (attempts reset to 0 over earlier attempts) is the user asking to try it now.
+      -- Counted through the index, and only for a disabled channel: as 'exists' it was planned as a
+      -- hashed scan of every attempt, and with 'limit 1' as a scan until the first match.
+      on not (c.attempts = 0 and (select count(*) from delivery_attempts da where da.delivery_id = c.id) > 0)`;
 }
 
 /** A row of `selectClaimedWithContext`. */
@@ -276,7 +291,8 @@ async function writeOutcomes(database: Database, on: Queryable, records: Attempt
         due_at = case when v.status = 'PENDING' then now() + v.delay * interval '1 millisecond' else d.due_at end,
         last_error = v.error, updated_at = now()
       from v cross join no_flush_wait
-      where d.id = v.id and d.status = 'PENDING' and d.lease_until = v.lease
+      -- the ids again as an array: the primary key's probes, never a scan of the table (see the claim)
+      where d.id = any(array(select id from v)) and d.id = v.id and d.status = 'PENDING' and d.lease_until = v.lease
       returning d.id, v.status_code, v.error, v.duration_ms
     ),
     attempts as (

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { writeNotificationsOnce } from '../../src/delivery/enqueue.js';
+import { DeliveryHandoff } from '../../src/delivery/handoff.js';
+import { engineName } from '../support/db.js';
+import { createTestEnv, type TestAccount, type TestEnv } from '../support/context.js';
+import { json, startReceiver, type Receiver } from '../delivery/support/receiver.js';
+import { createSubscription, firingInputs, OUTBOX_SETTINGS, startWorker } from './support.js';
+import { waitFor } from '../support/wait.js';
+
+// The delivery path's statements are named statements (src/db/prepared.ts, client.ts): each keeps
+// one generic plan, made while the outbox tables were small and kept until something invalidates it
+// (DDL, ANALYZE; never on PGlite, which has no autovacuum). Joined by key to a batch of rows whose
+// count the planner guesses (100 for jsonb_to_recordset), a hash join planned on small tables read
+// every notification and delivery on each later call: the firing write's hand-off, the claim and the
+// outcomes' endpoint health grew with the inbox's history, on every firing. Here the plans are made
+// at once (force_generic_plan) on near-empty tables, the history then grows, and the same work
+// must read no row of the three history tables by a sequential scan.
+
+const HISTORY_TABLES = ['notifications', 'deliveries', 'delivery_attempts'] as const;
+
+let env: TestEnv;
+let database: Database;
+let receiver: Receiver;
+beforeAll(async () => {
+  env = await createTestEnv(OUTBOX_SETTINGS);
+  receiver = await startReceiver((_req, res) => json(res, 200, {}));
+  if (engineName === 'pglite') {
+    // PGlite's one session is the test's database: the setting holds for every statement of it.
+    database = env.database;
+    await database.db.execute(sql`set plan_cache_mode = force_generic_plan`);
+  } else {
+    const url = new URL(env.databaseUrl!);
+    url.searchParams.set('plan_cache_mode', 'force_generic_plan');
+    database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 3 });
+  }
+});
+afterAll(async () => {
+  if (database !== env?.database) await database?.close();
+  await receiver?.close();
+  await env?.close();
+});
+
+type Sub = Awaited<ReturnType<typeof createSubscription>>;
+
+/** Firings handed to the worker in the write (as the engine's store does), and firings left to a claim. */
+async function deliverSome(a: TestAccount, sub: Sub, handoff: DeliveryHandoff) {
+  const before = receiver.requests.length;
+  let expected = 0;
+  for (let i = 0; i < 3; i++) {
+    const handing = handoff.begin();
+    const ids = await database.db.transaction((tx) => writeNotificationsOnce(tx, firingInputs(a, sub, 4), undefined, handing));
+    handing?.committed();
+    expected += ids.length;
+  }
+  expected += (await writeNotificationsOnce(database.db, firingInputs(a, sub, 3))).length;
+  await waitFor(() => receiver.requests.length - before >= expected, { message: `${expected} webhooks` });
+}
+
+/** Rows read by sequential scans of each history table, once every session's counts are in. */
+async function sequentialReads(): Promise<Record<string, number>> {
+  const read = async () => {
+    // PGlite's one session reports its counts when asked; PostgreSQL's sessions report theirs when
+    // idle, at most once a second.
+    if (engineName === 'pglite') await database.rows(sql`select pg_stat_force_next_flush()`);
+    await database.rows(sql`select pg_stat_clear_snapshot()`);
+    const rows = await database.rows<{ table: string; n: number }>(
+      sql`select relname as table, coalesce(seq_tup_read, 0)::int as n from pg_stat_user_tables
+          where relname in ('notifications', 'deliveries', 'delivery_attempts')`,
+    );
+    return Object.fromEntries(HISTORY_TABLES.map((t) => [t, rows.find((r) => r.table === t)?.n ?? 0]));
+  };
+  if (engineName === 'pglite') return read();
+  let last = await read();
+  for (let tries = 0; tries < 10; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const now = await read();
+    if (HISTORY_TABLES.every((t) => now[t] === last[t])) return now;
+    last = now;
+  }
+  throw new Error('the sessions kept scanning: no steady count');
+}
+
+describe(`the outbox's statements as its history grows (${engineName})`, () => {
+  it('a firing write with its hand-off, a claim and the outcomes read no history table by a sequential scan', async () => {
+    const a = await env.newAccount();
+    const sub = await createSubscription(env, a, [{ type: 'Webhook', settings: { webhookUrl: `${receiver.url}/hook` } }]);
+    const handoff = new DeliveryHandoff();
+    // No polling claims: each claim comes from a write's notice, so the counts settle between steps.
+    const worker = await startWorker(database, env.config, { pollMs: 60_000, handoff });
+    try {
+      // Every statement planned now, on near-empty tables.
+      await deliverSome(a, sub, handoff);
+      await deliverSome(a, sub, handoff);
+
+      // A history: 4,000 notifications, each with a delivery sent after one attempt.
+      await database.db.execute(sql`
+        with n as (
+          insert into notifications (id, account_id, subscription_id, type, payload, dedupe_key)
+          select 'old-' || g, ${a.userId}, ${sub.subscriptionId}, 'price_notification', '{"marketId": "mk-1"}'::jsonb, 'old-' || g
+          from generate_series(1, 4000) g
+          returning id
+        ), d as (
+          insert into deliveries (id, notification_id, position, channel_type, status, attempts)
+          select 'd-' || id, id, 0, 'Webhook', 'SENT', 1 from n
+          returning id
+        )
+        insert into delivery_attempts (delivery_id, status_code, duration_ms) select id, 200, 5 from d`);
+      const before = await sequentialReads();
+
+      await deliverSome(a, sub, handoff);
+      await deliverSome(a, sub, handoff);
+      await worker.stop();
+
+      const after = await sequentialReads();
+      expect(Object.fromEntries(HISTORY_TABLES.map((t) => [t, after[t]! - before[t]!]))).toEqual({
+        notifications: 0,
+        deliveries: 0,
+        delivery_attempts: 0,
+      });
+    } finally {
+      await worker.stop();
+    }
+  });
+});
