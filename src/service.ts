@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { migrate, MIGRATIONS_FOLDER, migrationsApplied, openDatabase, type Database } from './db/index.js';
+import { startAnalyze } from './db/pglite-analyze.js';
 import { startCheckpoints } from './db/pglite-checkpoints.js';
 import type { Logger } from './logger.js';
 import { createApp } from './http/app.js';
@@ -139,6 +140,8 @@ export async function startService(config: Config, logger: Logger, options: Star
       const checkpoints = startCheckpoints(database, { logger });
       // Stopped last: the other roles' final writes are checkpointed meanwhile.
       stops.unshift(() => checkpoints.stop());
+      const analyze = startAnalyze(database, { logger });
+      stops.unshift(() => analyze.stop());
     }
     const sync = config.ROLES.has('sync') ? (await roleModules.sync()).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
     if (sync) {

@@ -1,0 +1,58 @@
+import { sql } from 'drizzle-orm';
+import type { Logger } from '../logger.js';
+import type { Database } from './client.js';
+
+/**
+ * PGlite has no autovacuum, so nothing ever analyzes a table: the planner goes on estimating from
+ * whatever size it last knew, and a named statement keeps the generic plan it made while the table
+ * was small (a scan of a table that was a few pages then) for the life of the process, as the
+ * inbox and the deliveries grow (docs/PERFORMANCE.md "Plans that outlive the table sizes they were
+ * made for"). This applies PostgreSQL's own autoanalyze rule; an ANALYZE also invalidates the plans
+ * that read the table, so they are made again for its size now.
+ */
+export interface AnalyzeOptions {
+  logger: Logger;
+  /** How often the tables' changes are read (ms). */
+  checkEveryMs?: number;
+}
+
+/** autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults. */
+const THRESHOLD_ROWS = 50;
+const SCALE_FACTOR = 0.1;
+
+/** Analyzes each table changed past the autoanalyze rule since its last analyze; answers their names. */
+export async function analyzeChangedTables(database: Database): Promise<string[]> {
+  // This session's counts are reported when idle, at most once a second: now, before they are read.
+  await database.rows(sql`select pg_stat_force_next_flush()`);
+  await database.rows(sql`select pg_stat_clear_snapshot()`);
+  const due = await database.rows<{ name: string; statement: string }>(sql`
+    select s.relname as name, format('analyze %I.%I', s.schemaname, s.relname) as statement
+    from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+    where s.n_mod_since_analyze > ${THRESHOLD_ROWS} + ${SCALE_FACTOR} * greatest(c.reltuples, 0)
+    order by s.relname`);
+  // Names quoted by format's %I, from the catalog.
+  for (const table of due) await database.rows(sql.raw(table.statement));
+  return due.map((t) => t.name);
+}
+
+export function startAnalyze(database: Database, options: AnalyzeOptions): { stop(): Promise<void> } {
+  const { logger, checkEveryMs = 30_000 } = options;
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    const started = performance.now();
+    running = analyzeChangedTables(database)
+      .then((tables) => {
+        if (tables.length > 0) logger.debug({ tables, ms: Math.round(performance.now() - started) }, 'pglite analyze');
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'pglite analyze failed'))
+      .finally(() => (running = undefined));
+  }, checkEveryMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
