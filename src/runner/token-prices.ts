@@ -1,5 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../db/client.js';
+import { prepared, type Database, type Queryable } from '../db/client.js';
 import { tokenPrices } from '../db/schema/index.js';
 
 /** A taken batch: a token's last evaluated price, or null when no rule follows it any more. */
@@ -91,16 +91,20 @@ export class TokenPriceStore {
     return TokenPriceStore.write(on, batch);
   }
 
-  /** One statement per 500 tokens upserted, one for the tokens removed. */
+  /** One statement for the tokens upserted, one per 500 tokens removed. */
   private static async write(on: Queryable, batch: PriceBatch): Promise<void> {
     const kept = batch.filter((e): e is [string, number] => e[1] !== null);
     const removed = batch.filter(([, price]) => price === null).map(([token]) => token);
-    for (let i = 0; i < kept.length; i += 500) {
-      const rows = kept.slice(i, i + 500).map(([tokenId, price]) => ({ tokenId, price, updatedAt: new Date() }));
-      await on
-        .insert(tokenPrices)
-        .values(rows)
-        .onConflictDoUpdate({ target: tokenPrices.tokenId, set: { price: sql`excluded.price`, updatedAt: sql`excluded.updated_at` } });
+    if (kept.length > 0) {
+      // The rows as one JSON parameter: one named statement whatever their number, in the firing
+      // write's transaction (drizzle's insert was a new text per count, parsed and planned each time).
+      await on.execute(
+        prepared(sql`
+        insert into token_prices (token_id, price, updated_at)
+        select r.token_id, r.price, ${new Date().toISOString()}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(kept.map(([token_id, price]) => ({ token_id, price })))}::jsonb) as r(token_id text, price float8)
+        on conflict (token_id) do update set price = excluded.price, updated_at = excluded.updated_at`),
+      );
     }
     for (let i = 0; i < removed.length; i += 500) {
       await on.delete(tokenPrices).where(inArray(tokenPrices.tokenId, removed.slice(i, i + 500)));
