@@ -14,14 +14,26 @@ export interface AnalyzeOptions {
   logger: Logger;
   /** How often the tables' changes are read (ms). */
   checkEveryMs?: number;
+  /** See MIN_ANALYZE_INTERVAL_MS. */
+  minIntervalMs?: number;
 }
+
+/**
+ * A table analyzed at most this often (ms). Unlike autovacuum's, this ANALYZE holds the service's
+ * one connection while it samples (tens of ms for the catalog), and the catalog's tables change past
+ * the rule on every sync pass: without a floor they would be analyzed every check.
+ */
+export const MIN_ANALYZE_INTERVAL_MS = 5 * 60_000;
 
 /** autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults. */
 const THRESHOLD_ROWS = 50;
 const SCALE_FACTOR = 0.1;
 
-/** Analyzes each table changed past the autoanalyze rule since its last analyze; answers their names. */
-export async function analyzeChangedTables(database: Database): Promise<string[]> {
+/**
+ * Analyzes each table changed past the autoanalyze rule since its last analyze, and not analyzed in
+ * the last `minIntervalMs`; answers their names.
+ */
+export async function analyzeChangedTables(database: Database, minIntervalMs = MIN_ANALYZE_INTERVAL_MS): Promise<string[]> {
   // This session's counts are reported when idle, at most once a second: now, before they are read.
   await database.rows(sql`select pg_stat_force_next_flush()`);
   await database.rows(sql`select pg_stat_clear_snapshot()`);
@@ -29,6 +41,7 @@ export async function analyzeChangedTables(database: Database): Promise<string[]
     select s.relname as name, format('analyze %I.%I', s.schemaname, s.relname) as statement
     from pg_stat_user_tables s join pg_class c on c.oid = s.relid
     where s.n_mod_since_analyze > ${THRESHOLD_ROWS} + ${SCALE_FACTOR} * greatest(c.reltuples, 0)
+      and (s.last_analyze is null or s.last_analyze < now() - ${minIntervalMs}::int * interval '1 millisecond')
     order by s.relname`);
   // Names quoted by format's %I, from the catalog.
   for (const table of due) await database.rows(sql.raw(table.statement));
@@ -36,12 +49,12 @@ export async function analyzeChangedTables(database: Database): Promise<string[]
 }
 
 export function startAnalyze(database: Database, options: AnalyzeOptions): { stop(): Promise<void> } {
-  const { logger, checkEveryMs = 30_000 } = options;
+  const { logger, checkEveryMs = 30_000, minIntervalMs = MIN_ANALYZE_INTERVAL_MS } = options;
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
     const started = performance.now();
-    running = analyzeChangedTables(database)
+    running = analyzeChangedTables(database, minIntervalMs)
       .then((tables) => {
         if (tables.length > 0) logger.debug({ tables, ms: Math.round(performance.now() - started) }, 'pglite analyze');
       })

@@ -29,23 +29,25 @@ const stats = async () =>
 describe.runIf(engineName === 'pglite')('PGlite analyze (pglite only: PostgreSQL has autovacuum)', () => {
   it('analyzes a table once 50 rows and a tenth of it have changed since its last analyze, not before', async () => {
     await insert(1, 40);
-    expect(await analyzeChangedTables(database)).not.toContain('analyze_probe');
+    expect(await analyzeChangedTables(database, 0)).not.toContain('analyze_probe');
     expect((await stats()).analyzed).toBe(false);
 
     await insert(41, 1000);
-    expect(await analyzeChangedTables(database)).toContain('analyze_probe');
+    expect(await analyzeChangedTables(database, 0)).toContain('analyze_probe');
     expect(await stats()).toEqual({ analyzed: true, rows: 1000 });
 
     // A tenth of 1,000 and 50 more: 140 changed rows are not enough, 160 are.
     await insert(1001, 1140);
-    expect(await analyzeChangedTables(database)).not.toContain('analyze_probe');
+    expect(await analyzeChangedTables(database, 0)).not.toContain('analyze_probe');
     await insert(1141, 1160);
-    expect(await analyzeChangedTables(database)).toContain('analyze_probe');
+    // ... but not again within the interval since its last analyze (the service's one connection).
+    expect(await analyzeChangedTables(database, 60_000)).not.toContain('analyze_probe');
+    expect(await analyzeChangedTables(database, 0)).toContain('analyze_probe');
     expect((await stats()).rows).toBe(1160);
   });
 
   it('the loop analyzes a grown table on its own, and does nothing once stopped', async () => {
-    const loop = startAnalyze(database, { logger: silent, checkEveryMs: 50 });
+    const loop = startAnalyze(database, { logger: silent, checkEveryMs: 50, minIntervalMs: 0 });
     try {
       await insert(2001, 4000);
       await waitFor(async () => (await stats()).rows === 3160, { message: 'the loop analyzing analyze_probe' });

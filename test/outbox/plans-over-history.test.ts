@@ -110,7 +110,7 @@ describe(`the outbox's statements as its history grows (${engineName})`, () => {
         )
         insert into delivery_attempts (delivery_id, status_code, duration_ms) select id, 200, 5 from d`);
       // What autovacuum does on PostgreSQL, and the service's own loop on PGlite.
-      if (engineName === 'pglite') expect(await analyzeChangedTables(database)).toEqual(expect.arrayContaining([...HISTORY_TABLES]));
+      if (engineName === 'pglite') expect(await analyzeChangedTables(database, 0)).toEqual(expect.arrayContaining([...HISTORY_TABLES]));
       else await database.db.execute(sql`analyze notifications, deliveries, delivery_attempts`);
       const before = await sequentialReads();
 
