@@ -137,11 +137,11 @@ export async function startService(config: Config, logger: Logger, options: Star
       const syncOnce = config.ROLES.has('sync') ? async () => (await syncRole).syncOnce() : undefined;
       const admin: AdminEndpoint = await startAdminEndpoint(deps, config.DATA_DIR, { syncOnce });
       intake.unshift(() => admin.close());
-      const checkpoints = startCheckpoints(database, { logger });
-      // Stopped last: the other roles' final writes are checkpointed meanwhile.
-      stops.unshift(() => checkpoints.stop());
       const analyze = startAnalyze(database, { logger });
       stops.unshift(() => analyze.stop());
+      const checkpoints = startCheckpoints(database, { logger });
+      // Stopped last (stops run from the end): the other roles' final writes are checkpointed meanwhile.
+      stops.unshift(() => checkpoints.stop());
     }
     const sync = config.ROLES.has('sync') ? (await roleModules.sync()).startSyncRole({ ...deps, gammaUrl: venue.gammaUrl }) : undefined;
     if (sync) {

@@ -33,7 +33,7 @@ const SCALE_FACTOR = 0.1;
  * Analyzes each table changed past the autoanalyze rule since its last analyze, and not analyzed in
  * the last `minIntervalMs`; answers their names.
  */
-export async function analyzeChangedTables(database: Database, minIntervalMs = MIN_ANALYZE_INTERVAL_MS): Promise<string[]> {
+export async function analyzeChangedTables(database: Database, minIntervalMs = MIN_ANALYZE_INTERVAL_MS, logger?: Logger): Promise<string[]> {
   // This session's counts are reported when idle, at most once a second: now, before they are read.
   await database.rows(sql`select pg_stat_force_next_flush()`);
   await database.rows(sql`select pg_stat_clear_snapshot()`);
@@ -43,9 +43,17 @@ export async function analyzeChangedTables(database: Database, minIntervalMs = M
     where s.n_mod_since_analyze > ${THRESHOLD_ROWS} + ${SCALE_FACTOR} * greatest(c.reltuples, 0)
       and (s.last_analyze is null or s.last_analyze < now() - ${minIntervalMs}::int * interval '1 millisecond')
     order by s.relname`);
-  // Names quoted by format's %I, from the catalog.
-  for (const table of due) await database.rows(sql.raw(table.statement));
-  return due.map((t) => t.name);
+  // Names quoted by format's %I, from the catalog. A table can be gone by now (a day partition of
+  // the samples dropped meanwhile): the rest are analyzed all the same.
+  const analyzed: string[] = [];
+  for (const table of due) {
+    const done = await database.rows(sql.raw(table.statement)).then(
+      () => true,
+      (err: unknown) => (logger?.warn({ err, table: table.name }, 'pglite analyze of a table failed'), false),
+    );
+    if (done) analyzed.push(table.name);
+  }
+  return analyzed;
 }
 
 export function startAnalyze(database: Database, options: AnalyzeOptions): { stop(): Promise<void> } {
@@ -54,7 +62,7 @@ export function startAnalyze(database: Database, options: AnalyzeOptions): { sto
   const timer = setInterval(() => {
     if (running) return;
     const started = performance.now();
-    running = analyzeChangedTables(database, minIntervalMs)
+    running = analyzeChangedTables(database, minIntervalMs, logger)
       .then((tables) => {
         if (tables.length > 0) logger.debug({ tables, ms: Math.round(performance.now() - started) }, 'pglite analyze');
       })

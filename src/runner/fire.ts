@@ -98,7 +98,7 @@ export async function writeFirings(
   return outcomes;
 }
 
-/** A row of `lockSubscriptions` as the driver answers it: PGlite's drizzle driver leaves timestamps and json as text. */
+/** A row of `lockSubscriptions` as the driver answers it: PGlite's drizzle driver leaves timestamps as text. */
 interface LockedRow extends Record<string, unknown> {
   id: string;
   account_id: string;
