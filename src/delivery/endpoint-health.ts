@@ -121,6 +121,17 @@ export async function updateChannelHealth(
     with v as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(delivery_id text, ok boolean, error text, reason text)
     ),
+    -- The deliveries and their notifications by their keys, each table in one index condition: as
+    -- joins against the batch (guessed at 100 rows) the kept plan read both tables whole on every
+    -- outcome batch (as outbox-store.ts selectClaimedWithContext, and why).
+    d as materialized (
+      select id, notification_id, position, channel_type, settings, created_at from deliveries
+      where id = any(array(select delivery_id from v))
+    ),
+    n as materialized (
+      select id, subscription_id, account_id from notifications
+      where id = any(array(select notification_id from d))
+    ),
     per_channel as (
       select n.subscription_id, n.account_id, d.position, d.channel_type, coalesce(d.settings, '{}'::jsonb) as settings,
         bool_or(v.ok) as ok,
@@ -129,11 +140,8 @@ export async function updateChannelHealth(
         max(v.error) filter (where not v.ok) as error,
         max(v.reason) as reason
       from v
-      -- by key, one probe per delivery (as outbox-store.ts selectClaimedWithContext, and why)
-      cross join lateral (
-        select d.notification_id, d.position, d.channel_type, d.settings, d.created_at from deliveries d where d.id = v.delivery_id offset 0
-      ) d
-      cross join lateral (select n.subscription_id, n.account_id from notifications n where n.id = d.notification_id offset 0) n
+      join d on d.id = v.delivery_id
+      join n on n.id = d.notification_id
       where n.subscription_id is not null
       group by 1, 2, 3, 4, 5
     )

@@ -141,15 +141,18 @@ export function selectClaimedWithContext(cte: 'claimed' | 'inserted') {
       s.enabled as "ruleEnabled", s.trigger_type as "ruleTriggerType",
       (select m.outcomes->>0 from catalog_markets m where m.id = n.payload->>'marketId') as "outcomeName"
     from ${sql.raw(cte)} c
-    -- Every row below is looked up by key, one probe per delivery (lateral, offset 0: never flattened
-    -- into a join). This is a named statement whose one generic plan is made while the tables are
-    -- small: as plain joins against a batch the planner guesses at 100 rows, that plan was a hash
-    -- join reading all of notifications, on every firing write and claim, as the inbox grew
-    -- (docs/PERFORMANCE.md "Plans that outlive the table sizes they were made for"). Key arrays
-    -- ('id = any(array(...))', at worst one scan a statement) measured dearer here, in PostgreSQL's
-    -- CPU a firing; a probe planned right after an ANALYZE of a still-small table scans it per row,
-    -- until the next ANALYZE (docs/decisions.md "History tables read by key").
-    cross join lateral (select n.payload, n.account_id, n.subscription_id from notifications n where n.id = c.notification_id offset 0) n
+    -- The notifications by their keys, all in one index condition (offset 0: never turned back into a
+    -- join). This is a named statement whose one generic plan is made while the tables are small: as a
+    -- plain join against a batch the planner guesses at 100 rows, that plan was a hash join reading
+    -- all of notifications, on every firing write and claim, as the inbox grew (docs/PERFORMANCE.md
+    -- "Plans that outlive the table sizes they were made for"). At worst (a plan made just after an
+    -- ANALYZE of a small table) this reads the table once a statement, never once a row.
+    join (
+      select n.id, n.payload, n.account_id, n.subscription_id from notifications n
+      where n.id = any(array(select notification_id from ${sql.raw(cte)}))
+      offset 0
+    ) n on n.id = c.notification_id
+    -- The rest (tables that grow with accounts and rules, not with history) one probe a delivery.
     cross join lateral (
       select a.webhook_secret, a.previous_webhook_secret, a.webhook_secret_rotated_at from accounts a where a.id = n.account_id offset 0
     ) a
