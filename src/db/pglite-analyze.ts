@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Logger } from '../logger.js';
 import type { Database } from './client.js';
+import { startPeriodic } from './periodic.js';
 
 /**
  * PGlite has no autovacuum, so nothing ever analyzes a table: the planner goes on estimating from
@@ -58,22 +59,10 @@ export async function analyzeChangedTables(database: Database, minIntervalMs = M
 
 export function startAnalyze(database: Database, options: AnalyzeOptions): { stop(): Promise<void> } {
   const { logger, checkEveryMs = 30_000, minIntervalMs = MIN_ANALYZE_INTERVAL_MS } = options;
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    if (running) return;
+  const pass = async () => {
     const started = performance.now();
-    running = analyzeChangedTables(database, minIntervalMs, logger)
-      .then((tables) => {
-        if (tables.length > 0) logger.debug({ tables, ms: Math.round(performance.now() - started) }, 'pglite analyze');
-      })
-      .catch((err: unknown) => logger.warn({ err }, 'pglite analyze failed'))
-      .finally(() => (running = undefined));
-  }, checkEveryMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
+    const tables = await analyzeChangedTables(database, minIntervalMs, logger);
+    if (tables.length > 0) logger.debug({ tables, ms: Math.round(performance.now() - started) }, 'pglite analyze');
   };
+  return startPeriodic(pass, checkEveryMs, (err) => logger.warn({ err }, 'pglite analyze failed'));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Logger } from '../logger.js';
 import type { Database } from './client.js';
+import { startPeriodic } from './periodic.js';
 
 /**
  * PGlite is PostgreSQL in single-user mode, which never checkpoints on its own: no checkpointer on
@@ -27,7 +28,6 @@ const IDLE_WAL_BYTES = 64 * 1024;
 export function startCheckpoints(database: Database, options: CheckpointOptions): { stop(): Promise<void> } {
   const { logger, checkEveryMs = 30_000, walBytes = CHECKPOINT_WAL_BYTES, maxIntervalMs = CHECKPOINT_MAX_INTERVAL_MS } = options;
   let last = Date.now();
-  let running: Promise<void> | undefined;
   const check = async () => {
     const [row] = await database.rows<{ pending: string }>(sql`select (pg_current_wal_lsn() - redo_lsn)::text as pending from pg_control_checkpoint()`);
     const pending = Number(row!.pending);
@@ -38,17 +38,5 @@ export function startCheckpoints(database: Database, options: CheckpointOptions)
     last = Date.now();
     logger.debug({ walBytes: pending, ms: Math.round(performance.now() - started) }, 'pglite checkpoint');
   };
-  const timer = setInterval(() => {
-    if (running) return;
-    running = check()
-      .catch((err: unknown) => logger.warn({ err }, 'pglite checkpoint failed'))
-      .finally(() => (running = undefined));
-  }, checkEveryMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodic(check, checkEveryMs, (err) => logger.warn({ err }, 'pglite checkpoint failed'));
 }
