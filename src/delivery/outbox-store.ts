@@ -101,8 +101,9 @@ export async function claimDueDeliveries(
     -- statement's: a delivery committed in between can be picked but is not seen here, so it is
     -- left unleased (its write's notice claims it next), never leased without being answered.
     claimed as (
-      -- By id through the primary key: 'id in (select ...)' was planned as a hash join over a scan
-      -- of the whole table, kept by the named statement as deliveries grew (the probes below).
+      -- The ids in one index condition on the primary key: 'id in (select ...)' was planned as a hash
+      -- join over a scan of the whole table, kept by the named statement as deliveries grew (see
+      -- selectClaimedWithContext).
       update deliveries set lease_until = now() + ${leaseMs}::int * interval '1 millisecond', updated_at = now()
       where id = any(array(
           select id from picked where batch_key is null or batch_key in (select batch_key from batch_keys)
@@ -145,8 +146,8 @@ export function selectClaimedWithContext(cte: 'claimed' | 'inserted') {
     -- join). This is a named statement whose one generic plan is made while the tables are small: as a
     -- plain join against a batch the planner guesses at 100 rows, that plan was a hash join reading
     -- all of notifications, on every firing write and claim, as the inbox grew (docs/PERFORMANCE.md
-    -- "Plans that outlive the table sizes they were made for"). At worst (a plan made just after an
-    -- ANALYZE of a small table) this reads the table once a statement, never once a row.
+    -- "Plans that outlive the table sizes they were made for"). At worst (a plan made while the table
+    -- was small, kept until the next ANALYZE) this reads the table once a statement, never once a row.
     join (
       select n.id, n.payload, n.account_id, n.subscription_id from notifications n
       where n.id = any(array(select notification_id from ${sql.raw(cte)}))
@@ -297,7 +298,8 @@ async function writeOutcomes(database: Database, on: Queryable, records: Attempt
         due_at = case when v.status = 'PENDING' then now() + v.delay * interval '1 millisecond' else d.due_at end,
         last_error = v.error, updated_at = now()
       from v cross join no_flush_wait
-      -- the ids again as an array: the primary key's probes, never a scan of the table (see the claim)
+      -- the ids again as one array: an index condition on the primary key, not a join over a scan of
+      -- the table (see the claim)
       where d.id = any(array(select id from v)) and d.id = v.id and d.status = 'PENDING' and d.lease_until = v.lease
       returning d.id, v.status_code, v.error, v.duration_ms
     ),

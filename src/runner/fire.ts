@@ -145,7 +145,7 @@ function lockSubscriptions(tx: Tx, ids: readonly string[]) {
 const dateOf = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 const optionalDateOf = (value: Date | string | null): Date | null => (value === null ? null : dateOf(value));
 
-/** Every column of the row, as drizzle's select of \`subscriptions\` answers it (the type checks none is missed). */
+/** Every column of the row, as drizzle's select of `subscriptions` answers it (the type checks none is missed). */
 function lockedRowOf(r: LockedRow): { sub: SubscriptionRow; watchlistName: string | null } {
   const sub: SubscriptionRow = {
     id: r.id,
