@@ -7,7 +7,8 @@ export function startPeriodic(task: () => Promise<void>, everyMs: number, onErro
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = task()
+    running = Promise.resolve()
+      .then(task)
       .catch(onError)
       .finally(() => (running = undefined));
   }, everyMs);
