@@ -94,18 +94,20 @@ async function deliverSome(database: Database, a: TestAccount, sub: Sub, handoff
 
 /** Rows read by sequential scans of each history table, and index scans of it, once every session's counts are in. */
 async function reads(): Promise<Record<string, { seq: number; index: number }>> {
-  const read = async () => {
-    // PGlite's one session reports its counts when asked; PostgreSQL's work sessions have ended
-    // (endSessions), and report theirs as they end.
-    if (engineName === 'pglite') await env.database.rows(sql`select pg_stat_force_next_flush()`);
-    await env.database.rows(sql`select pg_stat_clear_snapshot()`);
-    const rows = await env.database.rows<{ table: string; seq: number; index: number }>(
-      sql`select relname as table, coalesce(seq_tup_read, 0)::int as seq, coalesce(idx_scan, 0)::int as index from pg_stat_user_tables
-          where relname in ('notifications', 'deliveries', 'delivery_attempts')`,
-    );
-    return Object.fromEntries(HISTORY_TABLES.map((t) => [t, { seq: rows.find((r) => r.table === t)?.seq ?? 0, index: rows.find((r) => r.table === t)?.index ?? 0 }]));
-  };
-  return read();
+  // PGlite's one session reports its counts when asked; PostgreSQL's work sessions have ended
+  // (endSessions), and report theirs as they end.
+  if (engineName === 'pglite') await env.database.rows(sql`select pg_stat_force_next_flush()`);
+  await env.database.rows(sql`select pg_stat_clear_snapshot()`);
+  const rows = await env.database.rows<{ table: string; seq: number; index: number }>(
+    sql`select relname as table, coalesce(seq_tup_read, 0)::int as seq, coalesce(idx_scan, 0)::int as index from pg_stat_user_tables
+        where relname in ('notifications', 'deliveries', 'delivery_attempts')`,
+  );
+  return Object.fromEntries(
+    HISTORY_TABLES.map((t) => {
+      const row = rows.find((r) => r.table === t);
+      return [t, { seq: row?.seq ?? 0, index: row?.index ?? 0 }];
+    }),
+  );
 }
 
 describe(`the outbox's statements as its history grows (${engineName})`, () => {
